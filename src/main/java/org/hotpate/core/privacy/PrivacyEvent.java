@@ -1,0 +1,143 @@
+package org.hotpate.core.privacy;
+
+import static org.hotpate.core.util.Preconditions.checkArgument;
+import static org.hotpate.core.util.Preconditions.checkNonNegative;
+import static org.hotpate.core.util.Preconditions.checkNotNull;
+import static org.hotpate.core.util.Preconditions.checkPositive;
+import static org.hotpate.core.util.Preconditions.checkProbability;
+
+import java.util.List;
+
+/**
+ * What one release spent, described by the mechanism that made it (STYLE principle 4: mechanism ≠
+ * accountant). Accountants compose events and must refuse event types they do not know.
+ *
+ * <p>Neighbouring relation unless an event says otherwise: replace one teacher's data, n fixed and
+ * public (PRIVACY.md §0); a vote histogram then has L1 sensitivity 2, L2 sensitivity √2 and its
+ * max count sensitivity 1.
+ */
+public sealed interface PrivacyEvent {
+
+    /** Nothing released that depends on private data (e.g. a public-model fallback token). */
+    record NoOp() implements PrivacyEvent {}
+
+    /** Several events released together (adaptive composition within one step). */
+    record Composed(List<PrivacyEvent> events) implements PrivacyEvent {
+        public Composed {
+            events = List.copyOf(checkNotNull("events", events));
+        }
+    }
+
+    /** Gaussian mechanism N(0, σ²) on a query of L2 sensitivity Δ: rdp(α) = αΔ²/(2σ²). */
+    record Gaussian(double sigma, double l2Sensitivity) implements PrivacyEvent {
+        public Gaussian {
+            checkPositive("sigma", sigma);
+            checkPositive("l2Sensitivity", l2Sensitivity);
+        }
+    }
+
+    /** Discrete Gaussian N_Z(0, σ²) on an integer query of L2 sensitivity Δ (CKS 2020). */
+    record DiscreteGaussian(double sigma, double l2Sensitivity) implements PrivacyEvent {
+        public DiscreteGaussian {
+            checkPositive("sigma", sigma);
+            checkPositive("l2Sensitivity", l2Sensitivity);
+        }
+    }
+
+    /** Continuous Laplace with scale b on a query of L1 sensitivity Δ (Mironov 2017, ε = Δ/b). */
+    record Laplace(double scale, double l1Sensitivity) implements PrivacyEvent {
+        public Laplace {
+            checkPositive("scale", scale);
+            checkPositive("l1Sensitivity", l1Sensitivity);
+        }
+    }
+
+    /** An ε-DP release (pure DP), e.g. discrete Laplace with scale t on sensitivity Δ: ε = Δ/t. */
+    record PureDp(double epsilon) implements PrivacyEvent {
+        public PureDp {
+            checkNonNegative("epsilon", epsilon);
+        }
+    }
+
+    /** An (ε, δ)-DP release with no finer description (e.g. DP weighted sampling). */
+    record ApproximateDp(double epsilon, double delta) implements PrivacyEvent {
+        public ApproximateDp {
+            checkNonNegative("epsilon", epsilon);
+            checkProbability("delta", delta);
+        }
+    }
+
+    /** A (ξ, ρ)-zCDP release: rdp(α) = ξ + ρα. */
+    record Zcdp(double xi, double rho) implements PrivacyEvent {
+        public Zcdp {
+            checkNonNegative("xi", xi);
+            checkNonNegative("rho", rho);
+        }
+    }
+
+    /** Poisson-subsampled Gaussian with sampling rate q and noise multiplier z = σ/Δ. */
+    record PoissonSubsampledGaussian(double samplingRate, double noiseMultiplier)
+            implements PrivacyEvent {
+        public PoissonSubsampledGaussian {
+            checkProbability("samplingRate", samplingRate);
+            checkPositive("noiseMultiplier", noiseMultiplier);
+        }
+    }
+
+    /**
+     * The data a PATE data-dependent analysis needs: the non-zero counts in descending order, the
+     * vocabulary size (zero-count tokens are grouped) and n.
+     */
+    record CountProfile(int[] countsDescending, int vocabularySize, int teachers) {
+        public CountProfile {
+            checkNotNull("countsDescending", countsDescending);
+            countsDescending = countsDescending.clone();
+            checkPositive("vocabularySize", vocabularySize);
+            checkPositive("teachers", teachers);
+            checkArgument(
+                    countsDescending.length <= vocabularySize,
+                    "more counted tokens (" + countsDescending.length + ") than vocabularySize ("
+                            + vocabularySize + ")");
+            for (int i = 1; i < countsDescending.length; i++) {
+                checkArgument(
+                        countsDescending[i - 1] >= countsDescending[i],
+                        "countsDescending must be sorted descending");
+            }
+        }
+
+        @Override
+        public int[] countsDescending() {
+            return countsDescending.clone();
+        }
+    }
+
+    /** GNMax (PATE 2018): argmax of counts + N(0, σ²) on every token of the vocabulary. */
+    record Gnmax(double sigma, CountProfile profile) implements PrivacyEvent {
+        public Gnmax {
+            checkPositive("sigma", sigma);
+            checkNotNull("profile", profile);
+        }
+    }
+
+    /** LNMax (PATE 2017): argmax of counts + Lap(b) on every token; pure ε = 2/b. */
+    record Lnmax(double scale, CountProfile profile) implements PrivacyEvent {
+        public Lnmax {
+            checkPositive("scale", scale);
+            checkNotNull("profile", profile);
+        }
+    }
+
+    /**
+     * Confident-GNMax (PATE 2018 Alg. 1): threshold step max c + N(0, σ1²) ≥ T, then, if answered,
+     * GNMax with σ2. Charged with the realized outcome {@code answered}.
+     */
+    record ConfidentGnmax(
+            double sigma1, double threshold, double sigma2, boolean answered, CountProfile profile)
+            implements PrivacyEvent {
+        public ConfidentGnmax {
+            checkPositive("sigma1", sigma1);
+            checkPositive("sigma2", sigma2);
+            checkNotNull("profile", profile);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package org.hotpate.core;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN.md: {@code core} is pure Java — no Flink, Kafka, Avro, or outer hotpate packages. */
+class CoreArchitectureTest {
+    private static final JavaClasses CLASSES =
+            new ClassFileImporter()
+                    .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                    .importPackages("org.hotpate");
+
+    @Test
+    void coreHasNoFlinkKafkaOrAvroImports() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.apache.flink..",
+                        "org.apache.kafka..",
+                        "kafka..",
+                        "org.apache.avro..",
+                        "com.fasterxml.jackson..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void coreDependsOnNoOuterHotpatePackage() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.hotpate.teachers..",
+                        "org.hotpate.stream..",
+                        "org.hotpate.io..",
+                        "org.hotpate.cli..",
+                        "org.hotpate.eval..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void teachersDoNotDependOnStreamOrCli() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.teachers..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.hotpate.stream..", "org.hotpate.cli..")
+                .allowEmptyShould(true)
+                .check(CLASSES);
+    }
+}
