@@ -1,0 +1,257 @@
+package org.hotpate.core.sampling;
+
+import static org.hotpate.core.util.Preconditions.checkArgument;
+import static org.hotpate.core.util.Preconditions.checkNotNull;
+import static org.hotpate.core.util.Preconditions.checkPositive;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.OptionalDouble;
+import java.util.Set;
+
+/**
+ * One teacher's next-token distribution at one step, in one of the forms a teacher can send.
+ * Every form is validated at construction; the unlisted residual mass {@code 1 − Σp} means
+ * "abstain" and never coordinates across teachers.
+ */
+public sealed interface TeacherDistribution {
+    /** Tolerance on total mass: Σp ≤ 1 + MASS_TOLERANCE. */
+    double MASS_TOLERANCE = 1e-9;
+
+    /** Total probability on listed tokens (the rest abstains), in [0, 1 + MASS_TOLERANCE]. */
+    double listedMass();
+
+    /**
+     * Sparse probabilities: {@code probs[i]} on token {@code tokens[i]}. Tokens distinct and ≥ 0;
+     * probabilities finite and ≥ 0; sum ≤ 1 + 1e-9.
+     */
+    record SparseProbabilities(int[] tokens, double[] probs) implements TeacherDistribution {
+        public SparseProbabilities {
+            checkNotNull("tokens", tokens);
+            checkNotNull("probs", probs);
+            checkArgument(
+                    tokens.length == probs.length,
+                    "tokens and probs must have the same length; got " + tokens.length + " and " + probs.length);
+            tokens = tokens.clone();
+            probs = probs.clone();
+            checkDistinctNonNegative(tokens);
+            checkMass(probs);
+        }
+
+        @Override
+        public int[] tokens() {
+            return tokens.clone();
+        }
+
+        @Override
+        public double[] probs() {
+            return probs.clone();
+        }
+
+        /** Number of listed tokens. */
+        public int size() {
+            return tokens.length;
+        }
+
+        /** Token at position i (no copy). */
+        public int tokenAt(int i) {
+            return tokens[i];
+        }
+
+        /** Probability at position i (no copy). */
+        public double probAt(int i) {
+            return probs[i];
+        }
+
+        @Override
+        public double listedMass() {
+            return sum(probs);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SparseProbabilities s
+                    && Arrays.equals(s.tokens, tokens)
+                    && Arrays.equals(s.probs, probs);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(tokens) + Arrays.hashCode(probs);
+        }
+
+        @Override
+        public String toString() {
+            return "SparseProbabilities" + Arrays.toString(tokens) + Arrays.toString(probs);
+        }
+    }
+
+    /**
+     * Top-k logits with a temperature: p_j = exp(w_j / t − logZ). With {@code logNormalizer}
+     * present it is logZ (the normaliser over the full vocabulary, so the unlisted tail abstains);
+     * without it logZ = logsumexp(w/t) over the listed tokens (mass 1 on the top k).
+     */
+    record TopKLogits(int[] tokens, double[] logits, double temperature, OptionalDouble logNormalizer)
+            implements TeacherDistribution {
+        public TopKLogits {
+            checkNotNull("tokens", tokens);
+            checkNotNull("logits", logits);
+            checkNotNull("logNormalizer", logNormalizer);
+            checkArgument(
+                    tokens.length == logits.length,
+                    "tokens and logits must have the same length; got " + tokens.length + " and " + logits.length);
+            tokens = tokens.clone();
+            logits = logits.clone();
+            checkPositive("temperature", temperature);
+            checkDistinctNonNegative(tokens);
+            for (double w : logits) {
+                checkArgument(!Double.isNaN(w) && w != Double.POSITIVE_INFINITY, "logits must be finite or -Infinity; got " + w);
+            }
+            if (logNormalizer.isPresent()) {
+                double z = logNormalizer.getAsDouble();
+                checkArgument(Double.isFinite(z), "logNormalizer must be finite; got " + z);
+                double mass = 0;
+                for (double w : logits) {
+                    mass += Math.exp(w / temperature - z);
+                }
+                checkArgument(
+                        mass <= 1 + MASS_TOLERANCE,
+                        "probabilities must sum to <= 1; got " + mass + " (logNormalizer too small)");
+            }
+        }
+
+        @Override
+        public int[] tokens() {
+            return tokens.clone();
+        }
+
+        @Override
+        public double[] logits() {
+            return logits.clone();
+        }
+
+        /** The log-normaliser in use: the given one, or logsumexp(w/t) over the listed tokens. */
+        public double effectiveLogNormalizer() {
+            if (logNormalizer.isPresent()) {
+                return logNormalizer.getAsDouble();
+            }
+            double m = Double.NEGATIVE_INFINITY;
+            for (double w : logits) {
+                m = Math.max(m, w / temperature);
+            }
+            if (m == Double.NEGATIVE_INFINITY) {
+                return 0;
+            }
+            double s = 0;
+            for (double w : logits) {
+                s += Math.exp(w / temperature - m);
+            }
+            return m + Math.log(s);
+        }
+
+        /** The probabilities these logits stand for, aligned with {@link #tokens()}. */
+        public double[] probabilities() {
+            double z = effectiveLogNormalizer();
+            double[] p = new double[logits.length];
+            for (int i = 0; i < p.length; i++) {
+                p[i] = Math.exp(logits[i] / temperature - z);
+            }
+            return p;
+        }
+
+        @Override
+        public double listedMass() {
+            return logits.length == 0 ? 0 : sum(probabilities());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof TopKLogits s
+                    && Arrays.equals(s.tokens, tokens)
+                    && Arrays.equals(s.logits, logits)
+                    && s.temperature == temperature
+                    && s.logNormalizer.equals(logNormalizer);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * Arrays.hashCode(tokens) + Arrays.hashCode(logits)) + Double.hashCode(temperature);
+        }
+
+        @Override
+        public String toString() {
+            return "TopKLogits" + Arrays.toString(tokens) + Arrays.toString(logits) + "/t=" + temperature;
+        }
+    }
+
+    /** A dense full-vocabulary array: {@code probs[j]} on token j. */
+    record Dense(double[] probs) implements TeacherDistribution {
+        public Dense {
+            checkNotNull("probs", probs);
+            probs = probs.clone();
+            checkMass(probs);
+        }
+
+        @Override
+        public double[] probs() {
+            return probs.clone();
+        }
+
+        /** Vocabulary size. */
+        public int size() {
+            return probs.length;
+        }
+
+        /** Probability of token j (no copy). */
+        public double probAt(int j) {
+            return probs[j];
+        }
+
+        @Override
+        public double listedMass() {
+            return sum(probs);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Dense d && Arrays.equals(d.probs, probs);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(probs);
+        }
+
+        @Override
+        public String toString() {
+            return "Dense(" + probs.length + " tokens)";
+        }
+    }
+
+    private static void checkDistinctNonNegative(int[] tokens) {
+        Set<Integer> seen = new HashSet<>(tokens.length * 2);
+        for (int t : tokens) {
+            checkArgument(t >= 0, "token ids must be >= 0; got " + t);
+            checkArgument(seen.add(t), "duplicate token " + t);
+        }
+    }
+
+    private static void checkMass(double[] probs) {
+        double total = 0;
+        for (int i = 0; i < probs.length; i++) {
+            double p = probs[i];
+            checkArgument(Double.isFinite(p), "probabilities must be finite; got " + p + " at position " + i);
+            checkArgument(p >= 0, "probabilities must be >= 0; got " + p + " at position " + i);
+            total += p;
+        }
+        checkArgument(total <= 1 + MASS_TOLERANCE, "probabilities must sum to <= 1; got " + total);
+    }
+
+    private static double sum(double[] a) {
+        double s = 0;
+        for (double v : a) {
+            s += v;
+        }
+        return s;
+    }
+}
