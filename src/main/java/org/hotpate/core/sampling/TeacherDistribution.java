@@ -130,6 +130,21 @@ public sealed interface TeacherDistribution {
             return logits.clone();
         }
 
+        /** Number of listed tokens. */
+        public int size() {
+            return tokens.length;
+        }
+
+        /** Token at position i (no copy). */
+        public int tokenAt(int i) {
+            return tokens[i];
+        }
+
+        /** Logit at position i (no copy). */
+        public double logitAt(int i) {
+            return logits[i];
+        }
+
         /** The log-normaliser in use: the given one, or logsumexp(w/t) over the listed tokens. */
         public double effectiveLogNormalizer() {
             if (logNormalizer.isPresent()) {

@@ -1,0 +1,115 @@
+package org.hotpate.core.randomness;
+
+import static org.hotpate.core.util.Preconditions.checkArgument;
+import static org.hotpate.core.util.Preconditions.checkNonNegative;
+import static org.hotpate.core.util.Preconditions.checkNotNull;
+
+/**
+ * The shared randomness of one generation step, precomputed for the vote hot path: a table of
+ * u_j ~ Exp(1) and of 1/u_j for tokens {@code 0..tableSize-1} (one Philox block per four tokens,
+ * built once per step), so a coordinated vote is a lookup, a multiply and a compare per listed
+ * token instead of a hash and a logarithm. Tokens at or beyond the table size are computed on the
+ * fly with the same function, so the table is only a cache: the values never depend on its size.
+ *
+ * <p>Also gives each teacher's own draws (residual competitor, independent uniform), which are
+ * keyed by the teacher key and never shared.
+ *
+ * <p>Immutable and thread-safe (the Gumbel table is built lazily, idempotently). Public and
+ * data-independent: never use it for DP noise.
+ */
+public final class StepRandomness {
+    private final long stepSeed;
+    private final double[] exp; // u_j
+    private final double[] invExp; // 1 / u_j
+    private volatile double[] gumbel; // -ln u_j, built on first use (top-k logits)
+
+    private StepRandomness(long stepSeed, double[] exp) {
+        this.stepSeed = stepSeed;
+        this.exp = exp;
+        this.invExp = new double[exp.length];
+        for (int j = 0; j < exp.length; j++) {
+            invExp[j] = 1.0 / exp[j];
+        }
+    }
+
+    /**
+     * The randomness of the step with public seed {@code stepSeed}, with a table for tokens {@code
+     * 0..vocabularySize-1} (building it costs about 1 ms for 128k tokens).
+     */
+    public static StepRandomness forStep(long stepSeed, int vocabularySize) {
+        checkNonNegative("vocabularySize", vocabularySize);
+        double[] u = new double[vocabularySize];
+        long[] block = new long[4];
+        for (int base = 0; base < vocabularySize; base += 4) {
+            Philox4x64.block(base >>> 2, SharedRandomness.DOMAIN_TOKEN, 0, 0, stepSeed, 0, block);
+            int n = Math.min(4, vocabularySize - base);
+            for (int lane = 0; lane < n; lane++) {
+                u[base + lane] = SharedRandomness.toExp1(block[lane]);
+            }
+        }
+        return new StepRandomness(stepSeed, u);
+    }
+
+    /**
+     * A step whose token draws are the given u_j (tokens {@code 0..u.length-1}; beyond that the
+     * generator of {@code stepSeed}). For cross-checks against other specifications' vectors (e.g.
+     * PRIVACY.md §1.4) — production code uses {@link #forStep}.
+     */
+    public static StepRandomness fromExponentials(long stepSeed, double[] u) {
+        checkNotNull("u", u);
+        for (double x : u) {
+            checkArgument(x > 0 && Double.isFinite(x), "u must be > 0 and finite; got " + x);
+        }
+        return new StepRandomness(stepSeed, u.clone());
+    }
+
+    /** The public step seed (the Philox key word k0). */
+    public long stepSeed() {
+        return stepSeed;
+    }
+
+    /** The version of the generator spec ({@link SharedRandomness#VERSION}). */
+    public int version() {
+        return SharedRandomness.VERSION;
+    }
+
+    /** Number of tokens held in the table. */
+    public int tableSize() {
+        return exp.length;
+    }
+
+    /** u_j ~ Exp(1) of token j. */
+    public double exp1(int token) {
+        return token < exp.length ? exp[token] : SharedRandomness.tokenExp1(stepSeed, token);
+    }
+
+    /** 1/u_j: the hot-path form (vote = argmax p_j · (1/u_j)). */
+    public double invExp1(int token) {
+        return token < invExp.length ? invExp[token] : 1.0 / SharedRandomness.tokenExp1(stepSeed, token);
+    }
+
+    /** G_j = −ln u_j, standard Gumbel: the log-space form (vote = argmax ln p_j + G_j). */
+    public double gumbel(int token) {
+        double[] g = gumbel;
+        if (g == null) {
+            g = new double[exp.length];
+            for (int j = 0; j < g.length; j++) {
+                g[j] = -Math.log(exp[j]);
+            }
+            gumbel = g;
+        }
+        return token < g.length ? g[token] : -Math.log(SharedRandomness.tokenExp1(stepSeed, token));
+    }
+
+    /** The teacher's own Exp(1) draw for its residual (abstain) competitor; never shared. */
+    public double residualExp1(long teacherKey) {
+        return SharedRandomness.toExp1(
+                SharedRandomness.teacherWord(stepSeed, SharedRandomness.DOMAIN_RESIDUAL, teacherKey));
+    }
+
+    /** The teacher's own uniform in (0, 1) for independent (cold PATE) sampling. */
+    public double independentUniform(long teacherKey) {
+        return SharedRandomness.toUniform(
+                SharedRandomness.teacherWord(stepSeed, SharedRandomness.DOMAIN_INDEPENDENT, teacherKey));
+    }
+}
