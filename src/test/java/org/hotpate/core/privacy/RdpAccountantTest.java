@@ -1,0 +1,243 @@
+package org.hotpate.core.privacy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.hotpate.core.privacy.Close.rel;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** PRIVACY.md §7.5 [REPO-TEST]/[COMPUTED] vectors and accountant behaviour. */
+class RdpAccountantTest {
+
+    @Test
+    void poissonSubsampledGaussian_dpAccountingVector() {
+        // test_compute_rdp_poisson_sampled_gaussian: fractional orders use the |terms| upper bound.
+        double[] orders = {1.5, 2.5, 5, 50, 100};
+        double[] expected = {0.000670579740668356, 0.0010854871043885562, 0.0021807565623080077,
+            0.023846037538707728, 167.41630754841827};
+        RdpAccountant acc = new RdpAccountant(OrderGrid.of(orders));
+        acc.compose(new PrivacyEvent.PoissonSubsampledGaussian(0.01, 2.5), 50);
+        rel(acc.rdp(), expected);
+        assertThat(Rdp.poissonSubsampledGaussian(0.01, 2.5, Double.POSITIVE_INFINITY)).isInfinite();
+    }
+
+    @Test
+    void poissonSubsampledGaussian_fractionalOrders_matchDpAccountingNotExact() {
+        // §7.6: our choice matches the dp_accounting column, which lies above the exact integral.
+        rel(Rdp.logA(0.01, 2.5, 1.5), 6.70579740668356e-06);
+        rel(Rdp.logA(0.01, 2.5, 2.5), 3.256461313165669e-05);
+        rel(Rdp.logA(1e-4, 1, 1.5), 6.445198025030585e-09);
+        assertThat(Rdp.logA(0.01, 2.5, 1.5)).isGreaterThan(6.500708971867387e-06);
+        // §7.5 ln A_α examples
+        rel(Rdp.logA(1e-3, 1, 2), 1.718280352214069e-06);
+        rel(Rdp.logA(0.01, 10, 20), 0.00019129699912839754);
+        rel(Rdp.logA(0.1, 100, 20.5), 0.0001999181845791853);
+    }
+
+    @Test
+    void oldTfPrivacyVectors() {
+        rel(Rdp.poissonSubsampledGaussian(1, 10, 20), 0.1);
+        rel(10 * Rdp.poissonSubsampledGaussian(0.1, 2, 5), 0.07736968489795838);
+    }
+
+    @Test
+    void pureDpConversion_vector() {
+        double[] orders = new double[31];
+        double[] rdp = new double[31];
+        for (int i = 0; i < 31; i++) {
+            orders[i] = i + 2;
+            rdp[i] = 1.1;
+        }
+        EpsilonAtOrder e = RdpConversions.epsilon(orders, rdp, 1e-5, Conversion.IMPROVED);
+        rel(e.epsilon(), 1.327838061755436);
+        assertThat(e.order()).isEqualTo(32);
+        rel(RdpConversions.delta(orders, rdp, e.epsilon(), Conversion.IMPROVED), 1e-5);
+    }
+
+    @Test
+    void gaussianConversion_vector() {
+        double[] orders = new double[99000];
+        double[] rdp = new double[orders.length];
+        for (int i = 0; i < orders.length; i++) {
+            orders[i] = 0.001 * (i + 1000);
+            rdp[i] = orders[i] == 1.0 ? 0 : Rdp.poissonSubsampledGaussian(1, 4.530877117, Math.max(orders[i], 1.0000001));
+        }
+        orders[0] = 1.0; // order 1 is converted to +∞ by the improved rule; keep it in the grid
+        rdp[0] = 1 / (2 * 4.530877117 * 4.530877117);
+        EpsilonAtOrder e = RdpConversions.epsilon(orders, rdp, 1e-6, Conversion.IMPROVED);
+        rel(e.epsilon(), 1.0000000002681213);
+        assertThat(e.order()).isCloseTo(21.985, org.assertj.core.data.Offset.offset(1e-9));
+        rel(RdpConversions.delta(orders, rdp, e.epsilon(), Conversion.IMPROVED), 1e-6, 1e-6);
+    }
+
+    @Test
+    void gaussianAndExponential_vectors() {
+        rel(Rdp.gaussian(2.71828, 1, 3.14159), 3.14159 / (2 * 2.71828 * 2.71828));
+        rel(Rdp.exponentialMechanism(1, 1), 0.123301561, 1e-8);
+        rel(Rdp.exponentialMechanism(1, 1000), 1.0);
+        rel(Rdp.gaussian(5, 2, 3.14159), 0.2513272, 1e-6);
+    }
+
+    @Test
+    void defaultGrid_gaussianEpsilons() {
+        double[] deltas = {1e-5};
+        checkGaussian(1, 1, 4.728507067217623, 5.4);
+        checkGaussian(5, 100, 10.725509696418232, 3.3);
+        checkGaussian(10, 1000, 19.05359753163139, 2.5);
+        assertThat(deltas).hasSize(1);
+    }
+
+    private static void checkGaussian(double z, int count, double eps, double order) {
+        RdpAccountant acc = new RdpAccountant(OrderGrid.dpAccountingDefault());
+        acc.compose(new PrivacyEvent.Gaussian(z, 1), count);
+        EpsilonAtOrder e = acc.epsilon(1e-5);
+        rel(e.epsilon(), eps);
+        assertThat(e.order()).isCloseTo(order, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void improvedVsClassic_vectors() {
+        double[] sig = {1, 4, 10};
+        double[] improved = {4.752728336819822, 1.021980031476462, 0.3849177510404822};
+        double[] classic = {5.378231366242558, 1.230943445524749, 0.48495766255041284};
+        for (int k = 0; k < 3; k++) {
+            RdpAccountant acc = new RdpAccountant(OrderGrid.pateVectors());
+            acc.compose(new PrivacyEvent.Gaussian(sig[k], 1));
+            rel(acc.epsilon(1e-5, Conversion.IMPROVED).epsilon(), improved[k]);
+            rel(acc.epsilon(1e-5, Conversion.CLASSIC).epsilon(), classic[k]);
+        }
+    }
+
+    @Test
+    void laplace_vectors() {
+        double[] orders = {1, 1.5, 2, 5, 10, 100};
+        double[][] expected = {
+            {0.004837418035959579, 0.00724748538932854, 0.00964420784034467, 0.02345469450527185,
+                0.04271518246568693, 0.09304914508604795},
+            {0.36787944117144233, 0.5128835112945086, 0.6191236299985929, 0.8530780145169694,
+                0.9286829020966803, 0.9930491450632687},
+            {1.1353352832366128, 1.4368091584145994, 1.595773500587618, 1.8530533368204662,
+                1.9286829015364007, 1.9930491450632686}};
+        double[] eps = {0.1, 1, 2};
+        for (int k = 0; k < 3; k++) {
+            double[] out = new double[orders.length];
+            for (int i = 0; i < orders.length; i++) {
+                out[i] = Rdp.laplace(1 / eps[k], 1, orders[i]);
+            }
+            rel(out, expected[k]);
+        }
+    }
+
+    /** test_laplace (property): continuity at α → 1 and α = 1.1, and the pure-DP bounds. */
+    @Test
+    void laplace_properties() {
+        for (double eps : new double[] {0.1, 1, 5}) {
+            double b = 1 / eps;
+            assertThat(Rdp.laplace(b, 1, 1)).isLessThanOrEqualTo(Math.min(eps, eps * eps / 2));
+            assertThat(Rdp.laplace(b, 1, 1 + 1e-6)).isCloseTo(Rdp.laplace(b, 1, 1), org.assertj.core.data.Offset.offset(1e-3));
+            assertThat(Rdp.laplace(b, 1, 1.1 - 1e-6)).isCloseTo(Rdp.laplace(b, 1, 1.1 + 1e-6), org.assertj.core.data.Offset.offset(1e-3));
+            double big = Rdp.laplace(b, 1, 1e10);
+            assertThat(big).isLessThanOrEqualTo(eps).isCloseTo(eps, org.assertj.core.data.Offset.offset(1e-6));
+        }
+    }
+
+    /** core_test: ε strictly decreases as δ grows (classic conversion, rdp = λ/(2σ²)). */
+    @Test
+    void epsilon_decreasesInDelta() {
+        double[] orders = {1.1, 2.5, 250};
+        double[] deltas = {1e-60, 1e-6, 0.1, 0.999};
+        for (double sigma : new double[] {1e-3, 1, 1e5}) {
+            double[] rdp = new double[orders.length];
+            for (int i = 0; i < orders.length; i++) {
+                rdp[i] = orders[i] / (2 * sigma * sigma);
+            }
+            for (int d = 0; d + 1 < deltas.length; d++) {
+                assertThat(RdpConversions.epsilon(orders, rdp, deltas[d], Conversion.CLASSIC).epsilon())
+                        .isGreaterThan(RdpConversions.epsilon(orders, rdp, deltas[d + 1], Conversion.CLASSIC).epsilon());
+            }
+        }
+        assertThatThrownBy(() -> RdpConversions.epsilon(orders, new double[2], 1e-5, Conversion.CLASSIC))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void improvedNeverAboveClassic_onGaussians() {
+        OrderGrid g = OrderGrid.dpAccountingDefault();
+        for (double sigma : new double[] {0.5, 1, 3, 10, 50}) {
+            RdpAccountant acc = new RdpAccountant(g);
+            acc.compose(new PrivacyEvent.Gaussian(sigma, 1), 7);
+            assertThat(acc.epsilon(1e-6, Conversion.IMPROVED).epsilon())
+                    .isLessThanOrEqualTo(acc.epsilon(1e-6, Conversion.CLASSIC).epsilon());
+        }
+    }
+
+    @Test
+    void composition_isAdditive_andPateEventsDataIndependentByDefault() {
+        OrderGrid g = OrderGrid.pateVectors();
+        PrivacyEvent.CountProfile p = new PrivacyEvent.CountProfile(new int[] {400, 50, 50}, 3, 500);
+        RdpAccountant acc = new RdpAccountant(g);
+        acc.compose(new PrivacyEvent.Composed(List.of(
+                new PrivacyEvent.Gnmax(40, p),
+                new PrivacyEvent.ConfidentGnmax(20, 200, 40, true, p),
+                new PrivacyEvent.ConfidentGnmax(20, 200, 40, false, p),
+                new PrivacyEvent.Lnmax(20, p),
+                new PrivacyEvent.NoOp())));
+        double[] r = acc.rdp();
+        for (int i = 0; i < g.size(); i++) {
+            double a = g.order(i);
+            double expected = a / 1600 + (a / 800 + a / 1600) + a / 800 + Math.min(0.1, a * 0.01 / 2);
+            rel(r[i], expected, 1e-12);
+        }
+    }
+
+    @Test
+    void dataDependentMode_usesCountProfile() {
+        OrderGrid g = OrderGrid.pateVectors();
+        PrivacyEvent.CountProfile p = new PrivacyEvent.CountProfile(new int[] {400, 50, 50}, 3, 500);
+        RdpAccountant acc = new RdpAccountant(g, PateAccounting.DATA_DEPENDENT);
+        acc.compose(new PrivacyEvent.Gnmax(40, p));
+        rel(acc.rdp()[0], 3.080505809002071e-10);
+        rel(acc.rdp()[6], 0.018416947327633763);
+    }
+
+    @Test
+    void approximateDp_isRdpOfItsEpsilonPartPlusSeparateDelta() {
+        RdpAccountant acc = new RdpAccountant(OrderGrid.pateVectors());
+        acc.compose(new PrivacyEvent.ApproximateDp(0.5, 1e-7), 2);
+        assertThat(acc.approxDelta()).isEqualTo(2e-7);
+        RdpAccountant pure = new RdpAccountant(OrderGrid.pateVectors());
+        pure.compose(new PrivacyEvent.PureDp(0.5), 2);
+        assertThat(acc.rdp()).containsExactly(pure.rdp());
+        rel(acc.epsilon(1e-5).epsilon(), pure.epsilon(1e-5 - 2e-7).epsilon(), 1e-12);
+        assertThat(acc.epsilon(2e-7).epsilon()).isInfinite();
+        assertThat(acc.delta(5)).isGreaterThanOrEqualTo(2e-7);
+    }
+
+    @Test
+    void zcdp_andDiscreteGaussian() {
+        RdpAccountant acc = new RdpAccountant(OrderGrid.of(2, 3));
+        acc.compose(new PrivacyEvent.Zcdp(0.1, 0.5));
+        acc.compose(new PrivacyEvent.DiscreteGaussian(5, 2));
+        rel(acc.rdp()[0], 0.1 + 1.0 + 2 * 4 / 50.0, 1e-12);
+    }
+
+    @Test
+    void restore_roundTrips_andValidates() {
+        RdpAccountant acc = new RdpAccountant(OrderGrid.pateVectors());
+        acc.compose(new PrivacyEvent.Gaussian(3, 1), 4);
+        RdpAccountant back = RdpAccountant.restore(acc.grid(), acc.accounting(), acc.rdp(), acc.approxDelta());
+        assertThat(back.epsilon(1e-6)).isEqualTo(acc.epsilon(1e-6));
+        assertThatThrownBy(() -> RdpAccountant.restore(acc.grid(), acc.accounting(), new double[3], 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void orderGrids() {
+        assertThat(OrderGrid.dpAccountingDefault().size()).isEqualTo(156);
+        assertThat(OrderGrid.pate2018().order(0)).isEqualTo(2);
+        assertThat(OrderGrid.pate2018().order(OrderGrid.pate2018().size() - 1)).isCloseTo(500, org.assertj.core.data.Offset.offset(1e-9));
+        assertThatThrownBy(() -> OrderGrid.of(1.0, 2)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> OrderGrid.of()).isInstanceOf(IllegalArgumentException.class);
+    }
+}
