@@ -105,7 +105,9 @@ public sealed interface TeacherDistribution {
             checkPositive("temperature", temperature);
             checkDistinctNonNegative(tokens);
             for (double w : logits) {
-                checkArgument(!Double.isNaN(w) && w != Double.POSITIVE_INFINITY, "logits must be finite or -Infinity; got " + w);
+                if (Double.isNaN(w) || w == Double.POSITIVE_INFINITY) {
+                    throw new IllegalArgumentException("logits must be finite or -Infinity; got " + w);
+                }
             }
             if (logNormalizer.isPresent()) {
                 double z = logNormalizer.getAsDouble();
@@ -244,6 +246,14 @@ public sealed interface TeacherDistribution {
     }
 
     private static void checkDistinctNonNegative(int[] tokens) {
+        // Fast path (no boxing): strictly ascending non-negative ids are distinct.
+        boolean ascending = tokens.length == 0 || tokens[0] >= 0;
+        for (int i = 1; ascending && i < tokens.length; i++) {
+            ascending = tokens[i] > tokens[i - 1];
+        }
+        if (ascending) {
+            return;
+        }
         Set<Integer> seen = new HashSet<>(tokens.length * 2);
         for (int t : tokens) {
             checkArgument(t >= 0, "token ids must be >= 0; got " + t);
@@ -255,8 +265,13 @@ public sealed interface TeacherDistribution {
         double total = 0;
         for (int i = 0; i < probs.length; i++) {
             double p = probs[i];
-            checkArgument(Double.isFinite(p), "probabilities must be finite; got " + p + " at position " + i);
-            checkArgument(p >= 0, "probabilities must be >= 0; got " + p + " at position " + i);
+            // Messages built only on failure: eager Double.toString per entry dominated construction.
+            if (!Double.isFinite(p)) {
+                throw new IllegalArgumentException("probabilities must be finite; got " + p + " at position " + i);
+            }
+            if (p < 0) {
+                throw new IllegalArgumentException("probabilities must be >= 0; got " + p + " at position " + i);
+            }
             total += p;
         }
         checkArgument(total <= 1 + MASS_TOLERANCE, "probabilities must sum to <= 1; got " + total);
