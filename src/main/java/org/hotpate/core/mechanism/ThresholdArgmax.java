@@ -1,0 +1,56 @@
+package org.hotpate.core.mechanism;
+
+import static org.hotpate.core.util.Preconditions.checkFinite;
+import static org.hotpate.core.util.Preconditions.checkPositive;
+
+import java.io.Serializable;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.vote.VoteHistogram;
+
+/**
+ * TARGMAX_T — <b>NOT DIFFERENTIALLY PRIVATE. A reference for evaluation only; never use it on
+ * sensitive data.</b> Returns argmax_j c_j (ties to the smallest token id) if max_j c_j ≥ T, else
+ * ⊥. No noise at all: the output is a deterministic function of the votes.
+ *
+ * <p>Its {@link PrivacyEvent.NoOp} event only says that nothing was <em>charged</em>; it does NOT
+ * mean nothing was leaked. A job that releases its output to anyone but the data owner breaks the
+ * privacy contract of hotpate.
+ */
+public final class ThresholdArgmax implements AggregationMechanism, Serializable {
+    private static final long serialVersionUID = 1L;
+    public static final String NAME = "targmax";
+
+    private final double threshold;
+    private final int vocabularySize;
+    private final int teachers;
+
+    public ThresholdArgmax(double threshold, int vocabularySize, int teachers) {
+        this.threshold = checkFinite("threshold", threshold);
+        this.vocabularySize = checkPositive("vocabularySize", vocabularySize);
+        this.teachers = checkPositive("teachers", teachers);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    public double threshold() {
+        return threshold;
+    }
+
+    @Override
+    public Release release(VoteHistogram histogram) {
+        NoisyArgmax.checkHistogram(histogram, vocabularySize, teachers);
+        PrivacyEvent event = new PrivacyEvent.NoOp();
+        if (histogram.distinctTokens() == 0 || histogram.maxCount() < threshold) {
+            return Release.fail(event);
+        }
+        return Release.token(histogram.argmax().getAsInt(), event);
+    }
+
+    @Override
+    public String toString() {
+        return "TARGMAX(T=" + threshold + ", NOT PRIVATE)";
+    }
+}
