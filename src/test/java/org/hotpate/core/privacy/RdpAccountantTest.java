@@ -35,6 +35,43 @@ class RdpAccountantTest {
         rel(Rdp.logA(0.1, 100, 20.5), 0.0001999181845791853);
     }
 
+    /** ln A_α as the integral E_{x~N(0,z²)}[(1 − q + q·e^{(2x−1)/(2z²)})^α] by composite Simpson. */
+    static double logAQuadrature(double q, double z, double alpha) {
+        double lo = -40 * z;
+        double hi = 40 * z + alpha;
+        int n = 400_000;
+        double h = (hi - lo) / n;
+        double sum = 0;
+        for (int i = 0; i <= n; i++) {
+            double x = lo + i * h;
+            double phi = Math.exp(-x * x / (2 * z * z)) / (z * Math.sqrt(2 * Math.PI));
+            if (phi == 0) {
+                continue;
+            }
+            double g = Math.expm1(alpha * Math.log1p(q * Math.expm1((2 * x - 1) / (2 * z * z))));
+            double w = (i == 0 || i == n) ? 1 : (i % 2 == 1 ? 4 : 2);
+            sum += w * phi * g;
+        }
+        return Math.log1p(sum * h / 3);
+    }
+
+    /** §7.6 exact column, and test_compute_log_a_equals_mp (rtol 1e-4, atol 1e-8) on our bound. */
+    @Test
+    void fractionalOrders_upperBoundAboveExactIntegral() {
+        rel(logAQuadrature(0.01, 2.5, 1.5), 6.500708971867387e-06);
+        rel(logAQuadrature(0.01, 2.5, 2.5), 3.2562541707522044e-05);
+        rel(logAQuadrature(1e-4, 1, 1.5), 6.442686970363956e-09);
+        double[][] cases = {{1e-4, 1, 1.5}, {1e-3, 1, 2}, {.01, 10, 20}, {.1, 100, 20.5}, {1e-6, 1, 27},
+            {0.01, 2.5, 1.5}, {0.01, 2.5, 2.5}, {0.05, 2, 3.7}};
+        for (double[] c : cases) {
+            double exact = logAQuadrature(c[0], c[1], c[2]);
+            double ours = Rdp.logA(c[0], c[1], c[2]);
+            assertThat(ours).as("case %s", java.util.Arrays.toString(c)).isGreaterThanOrEqualTo(exact * (1 - 1e-9));
+            assertThat(Math.abs(ours - exact)).as("case %s", java.util.Arrays.toString(c))
+                    .isLessThanOrEqualTo(1e-8 + (c[2] == Math.rint(c[2]) ? 1e-4 : 4e-2) * Math.abs(exact));
+        }
+    }
+
     @Test
     void oldTfPrivacyVectors() {
         rel(Rdp.poissonSubsampledGaussian(1, 10, 20), 0.1);
