@@ -45,9 +45,28 @@ public final class Philox4x64 {
 
     /** Word {@code lane} (0..3) of the block for counter (c0, c1, c2, c3) and key (k0, k1). */
     public static long word(long c0, long c1, long c2, long c3, long k0, long k1, int lane) {
-        long[] out = new long[4];
-        block(c0, c1, c2, c3, k0, k1, out);
-        return out[lane];
+        // Same rounds as block(), without the output array (one word per call on the hot path).
+        for (int r = 0; r < ROUNDS; r++) {
+            if (r > 0) {
+                k0 += W0;
+                k1 += W1;
+            }
+            long lo0 = M0 * c0;
+            long hi0 = unsignedMultiplyHigh(M0, c0);
+            long lo1 = M1 * c2;
+            long hi1 = unsignedMultiplyHigh(M1, c2);
+            c0 = hi1 ^ c1 ^ k0;
+            c1 = lo1;
+            c2 = hi0 ^ c3 ^ k1;
+            c3 = lo0;
+        }
+        return switch (lane) {
+            case 0 -> c0;
+            case 1 -> c1;
+            case 2 -> c2;
+            case 3 -> c3;
+            default -> throw new IllegalArgumentException("lane must be in [0, 3]; got " + lane);
+        };
     }
 
     // Java 17 has only the signed high product (Math.unsignedMultiplyHigh is Java 18+); the two
