@@ -85,7 +85,8 @@ public final class ConfidentGnmaxMechanism implements AggregationMechanism, Seri
     public Release release(VoteHistogram histogram) {
         NoisyArgmax.checkHistogram(histogram, vocabularySize, teachers);
         PrivacyEvent.CountProfile profile = NoisyArgmax.profile(histogram, vocabularySize);
-        long noisyMax = histogram.maxCount() + thresholdNoise.sample(random);
+        UniformSource r = random.forCurrentThread();
+        long noisyMax = histogram.maxCount() + thresholdNoise.sample(r);
         boolean answered = noisyMax >= threshold; // exact: integers below 2^53 compare exactly
         PrivacyEvent event =
                 new PrivacyEvent.ConfidentGnmax(sigma1, threshold, sigma2, answered, profile);
@@ -93,7 +94,7 @@ public final class ConfidentGnmaxMechanism implements AggregationMechanism, Seri
             return Release.fail(event);
         }
         return Release.token(
-                NoisyArgmax.argmax(histogram, vocabularySize, argmaxNoise, random), event);
+                NoisyArgmax.argmax(histogram, vocabularySize, argmaxNoise, r), event);
     }
 
     @Override

@@ -65,7 +65,7 @@ public final class GnmaxMechanism implements AggregationMechanism, Serializable 
     @Override
     public Release release(VoteHistogram histogram) {
         NoisyArgmax.checkHistogram(histogram, vocabularySize, teachers);
-        int token = NoisyArgmax.argmax(histogram, vocabularySize, noise, random);
+        int token = NoisyArgmax.argmax(histogram, vocabularySize, noise, random.forCurrentThread());
         return Release.token(
                 token, new PrivacyEvent.Gnmax(sigma, NoisyArgmax.profile(histogram, vocabularySize)));
     }

@@ -111,12 +111,13 @@ public final class HotPateHeterogeneousMechanism implements AggregationMechanism
     @Override
     public Release release(VoteHistogram histogram) {
         NoisyArgmax.checkHistogram(histogram, vocabularySize, teachers);
+        UniformSource r = random.forCurrentThread();
         int chosen = -1;
         long kept = 0;
         for (int i = 0; i < histogram.distinctTokens(); i++) {
-            if (ExactSampling.bernoulli(perKey.probability(histogram.countAt(i)), random)) {
+            if (ExactSampling.bernoulli(perKey.probability(histogram.countAt(i)), r)) {
                 kept++;
-                if (random.nextLong(kept) == 0) { // reservoir: uniform over kept tokens
+                if (r.nextLong(kept) == 0) { // reservoir: uniform over kept tokens
                     chosen = histogram.tokenAt(i);
                 }
             }

@@ -66,7 +66,7 @@ public final class LnmaxMechanism implements AggregationMechanism, Serializable 
     @Override
     public Release release(VoteHistogram histogram) {
         NoisyArgmax.checkHistogram(histogram, vocabularySize, teachers);
-        int token = NoisyArgmax.argmax(histogram, vocabularySize, noise, random);
+        int token = NoisyArgmax.argmax(histogram, vocabularySize, noise, random.forCurrentThread());
         return Release.token(
                 token, new PrivacyEvent.Lnmax(scale, NoisyArgmax.profile(histogram, vocabularySize)));
     }

@@ -59,7 +59,7 @@ public final class ThresholdWeightedSampling implements AggregationMechanism, Se
         if (total == 0) {
             return Release.fail(event);
         }
-        long u = random.nextLong(total);
+        long u = random.nextLong(total); // one draw: no per-thread view needed
         for (int i = 0; i < histogram.distinctTokens(); i++) {
             int c = histogram.countAt(i);
             if (c >= threshold) {

@@ -59,13 +59,23 @@ public final class DiscreteGaussian implements IntegerNoise, Serializable {
     }
 
     /**
-     * N_ℤ(0, σ²) from σ as a double: σ² = {@link Rational#squareOf}(σ) (the square of σ's shortest
-     * decimal, exact when that has ≤ 6 decimal places — e.g. σ = 40 → 1600, σ = 6.23 → 38.8129 —
-     * and otherwise rounded UP, i.e. slightly more noise than requested).
+     * N_ℤ(0, σ²) from σ as a double. σ² is the square of σ's shortest decimal ({@link
+     * Rational#squareOf}), kept exactly when it has few enough decimal places (σ = 40 → 1600, σ =
+     * 6.23 → 38.8129) and otherwise <b>rounded up</b> (slightly more noise than requested, never
+     * less) to the most decimal places d ≤ 6 for which the acceptance test stays in {@code long}
+     * arithmetic for every proposal |Y| ≤ 12t (beyond that — probability ≈ e^{−12} per proposal —
+     * the exact BigInteger path is used). Rounding adds less than 10^−d to σ² (d = 6 for σ up to
+     * ~15, d = 2 at σ ≈ 1000); accounting uses the requested σ, which is conservative.
      */
     public static DiscreteGaussian withSigma(double sigma) {
         checkPositive("sigma", sigma);
-        return new DiscreteGaussian(Rational.squareOf(sigma));
+        for (int d = Rational.MAX_DECIMALS; d > 0; d--) {
+            DiscreteGaussian g = new DiscreteGaussian(Rational.squareOf(sigma, d));
+            if (g.longDen > 0 && g.maxLongY >= 12 * g.t) {
+                return g;
+            }
+        }
+        return new DiscreteGaussian(Rational.squareOf(sigma, 0));
     }
 
     /** The exact σ² used by the sampler. */

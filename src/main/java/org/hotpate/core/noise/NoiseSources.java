@@ -56,6 +56,11 @@ public final class NoiseSources {
         }
 
         @Override
+        public UniformSource forCurrentThread() {
+            return LOCAL.get();
+        }
+
+        @Override
         public String toString() {
             return "NoiseSources.secure()";
         }

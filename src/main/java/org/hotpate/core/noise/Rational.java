@@ -51,13 +51,23 @@ public record Rational(long numerator, long denominator) implements Serializable
      * sigma} before the rounding-up rule (so σ = 6.23 gives σ² = 38.8129 exactly).
      */
     public static Rational squareOf(double sigma) {
+        return squareOf(sigma, MAX_DECIMALS);
+    }
+
+    /** As {@link #squareOf(double)}, rounding up to {@code decimals} (0..6) decimal places. */
+    public static Rational squareOf(double sigma, int decimals) {
         checkNonNegative("sigma", sigma);
+        checkArgument(decimals >= 0 && decimals <= MAX_DECIMALS, "decimals must be in [0, 6]");
         BigDecimal s = BigDecimal.valueOf(sigma);
-        return fromDecimal(s.multiply(s), sigma * sigma);
+        return fromDecimal(s.multiply(s), sigma * sigma, decimals);
     }
 
     private static Rational fromDecimal(BigDecimal d, double original) {
-        BigDecimal r = d.scale() > MAX_DECIMALS ? d.setScale(MAX_DECIMALS, RoundingMode.CEILING) : d;
+        return fromDecimal(d, original, MAX_DECIMALS);
+    }
+
+    private static Rational fromDecimal(BigDecimal d, double original, int decimals) {
+        BigDecimal r = d.scale() > decimals ? d.setScale(decimals, RoundingMode.CEILING) : d;
         r = r.stripTrailingZeros();
         BigInteger num;
         BigInteger den;

@@ -16,6 +16,15 @@ public interface UniformSource {
     /** A uniform integer in {@code [0, bound)}; {@code bound} must be {@code > 0}. */
     long nextLong(long bound);
 
+    /**
+     * A source to use on the calling thread for a burst of draws (e.g. one release). The default
+     * returns {@code this}; the thread-safe secure source returns its per-thread instance, which
+     * saves a thread-local lookup per draw. Do not hand the result to another thread.
+     */
+    default UniformSource forCurrentThread() {
+        return this;
+    }
+
     /** A uniform integer in {@code [0, bound)} for bounds beyond {@code long} (exact rejection). */
     default BigInteger nextBigInteger(BigInteger bound) {
         if (bound.signum() <= 0) {
