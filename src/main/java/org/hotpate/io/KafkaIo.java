@@ -1,0 +1,115 @@
+package org.hotpate.io;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.hotpate.stream.model.KafkaOut;
+import org.hotpate.stream.model.RawRecord;
+
+/**
+ * Kafka sources and the sink of the job, and topic creation. Sources read raw bytes
+ * ({@link RawRecord}) with {@code isolation.level=read_committed} so undecodable input can be
+ * dead-lettered by the job; the sink is exactly-once (Kafka transactions committed on checkpoint)
+ * with a transaction timeout below the broker's maximum.
+ */
+public final class KafkaIo {
+    private KafkaIo() {}
+
+    /** A read_committed source of raw records from {@code topic}, from {@code startMs} on. */
+    public static KafkaSource<RawRecord> rawSource(String bootstrap, String topic, String groupId, long startMs) {
+        return KafkaSource.<RawRecord>builder()
+                .setBootstrapServers(bootstrap)
+                .setTopics(topic)
+                .setGroupId(groupId)
+                .setStartingOffsets(OffsetsInitializer.timestamp(startMs))
+                .setDeserializer(new RawDeserializer())
+                .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
+                .setProperty("partition.discovery.interval.ms", "10000")
+                .build();
+    }
+
+    /** The job's single exactly-once sink: each {@link KafkaOut} names its topic. */
+    public static KafkaSink<KafkaOut> exactlyOnceSink(String bootstrap, String transactionalIdPrefix, long txTimeoutMs) {
+        Properties p = new Properties();
+        p.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(txTimeoutMs));
+        p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return KafkaSink.<KafkaOut>builder()
+                .setBootstrapServers(bootstrap)
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(transactionalIdPrefix)
+                .setKafkaProducerConfig(p)
+                .setRecordSerializer(new OutSerializer())
+                .build();
+    }
+
+    /** Creates the topics that do not exist yet (KafkaSource fails on unknown topics). */
+    public static void createTopics(String bootstrap, List<String> topics, int partitions) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            Set<String> existing = admin.listTopics().names().get();
+            List<NewTopic> missing = new ArrayList<>();
+            for (String t : topics) {
+                if (!existing.contains(t) && missing.stream().noneMatch(m -> m.name().equals(t))) {
+                    missing.add(new NewTopic(t, partitions, (short) 1));
+                }
+            }
+            if (!missing.isEmpty()) {
+                try {
+                    admin.createTopics(missing).all().get();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("creating topics " + topics + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    static final class RawDeserializer implements KafkaRecordDeserializationSchema<RawRecord> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> r, Collector<RawRecord> out) {
+            out.collect(new RawRecord(r.topic(), r.partition(), r.offset(), r.key(),
+                    r.value() == null ? new byte[0] : r.value()));
+        }
+
+        @Override
+        public TypeInformation<RawRecord> getProducedType() {
+            return Types.POJO(RawRecord.class);
+        }
+    }
+
+    static final class OutSerializer implements KafkaRecordSerializationSchema<KafkaOut> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ProducerRecord<byte[], byte[]> serialize(KafkaOut o, KafkaSinkContext ctx, Long timestamp) {
+            return new ProducerRecord<>(o.topic(), null, System.currentTimeMillis(), o.key(), o.value());
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package org.hotpate.stream;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
+import org.apache.flink.streaming.api.datastream.BroadcastStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.hotpate.io.AvroWire;
+import org.hotpate.stream.model.Distribution;
+import org.hotpate.stream.model.GenerationStep;
+import org.hotpate.stream.model.KafkaOut;
+import org.hotpate.stream.model.RawRecord;
+import org.hotpate.stream.model.ReleaseCandidate;
+import org.hotpate.stream.model.StepResult;
+import org.hotpate.stream.model.Vote;
+import org.hotpate.stream.ops.DecodeDistributions;
+import org.hotpate.stream.ops.DecodeSteps;
+import org.hotpate.stream.ops.RunAccountant;
+import org.hotpate.stream.ops.SequenceLoop;
+import org.hotpate.stream.ops.StepReducer;
+import org.hotpate.stream.ops.Tags;
+import org.hotpate.stream.ops.VoteOperator;
+
+/**
+ * Assembles the Hot PATE topology of DESIGN.md from a validated config, its sources and its sink
+ * (the caller builds production Kafka I/O; tests may pass others):
+ *
+ * <pre>
+ * steps ──decode──┬─broadcast─┐
+ *                 │           ▼
+ * distributions ─decode─ keyBy(teacher) ─ VoteOperator ─ keyBy(step) ─┐
+ *                 └────────────── keyBy(step) ───────────────────── StepReducer
+ *   ─ keyBy(run) ─ RunAccountant ─ keyBy(sequence) ─ SequenceLoop ─▶ steps (the loop closes through Kafka)
+ * results, records, ledger, rejected ─▶ one exactly-once Kafka sink
+ * </pre>
+ */
+public final class HotPateJob {
+    private HotPateJob() {}
+
+    /** How long closed steps, dedupe entries and finished sequences are remembered. */
+    public static long retentionMs(JobConfig cfg) {
+        return Math.max(Duration.ofMinutes(10).toMillis(), 20 * cfg.generation().stepDeadlineMs());
+    }
+
+    public static void build(
+            StreamExecutionEnvironment env,
+            JobConfig cfg,
+            String runId,
+            Source<RawRecord, ?, ?> stepsSource,
+            Source<RawRecord, ?, ?> distributionsSource,
+            Sink<KafkaOut> sink) {
+        JobConfig.Topics topics = cfg.kafka().topics();
+        long retention = retentionMs(cfg);
+        StepFactory factory = StepFactory.of(cfg, runId);
+        int n = cfg.ensemble().teachers();
+
+        SingleOutputStreamOperator<GenerationStep> steps = env
+                .fromSource(stepsSource, WatermarkStrategy.noWatermarks(), "steps-source").uid("steps-source")
+                .process(new DecodeSteps(runId)).uid("decode-steps").name("decode-steps");
+        SingleOutputStreamOperator<Distribution> distributions = env
+                .fromSource(distributionsSource, WatermarkStrategy.noWatermarks(), "distributions-source")
+                .uid("distributions-source")
+                .process(new DecodeDistributions(runId)).uid("decode-distributions").name("decode-distributions");
+
+        BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
+        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
+        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacher() : 0;
+        SingleOutputStreamOperator<Vote> votes = distributions
+                .keyBy(Distribution::teacherId, Types.LONG)
+                .connect(broadcastSteps)
+                .process(new VoteOperator(new VoteOperator.Settings(topics.distributions(), n,
+                        cfg.generation().stepDeadlineMs(), retention, perTeacher, perVote, cfg.sampler())))
+                .uid("vote").name("vote");
+
+        SingleOutputStreamOperator<ReleaseCandidate> candidates = votes
+                .keyBy(Vote::stepKey, Types.STRING)
+                .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
+                .process(new StepReducer(new StepReducer.Settings(topics.distributions(), n,
+                        cfg.ensemble().vocabularySize(), cfg.generation().stepDeadlineMs(), retention, cfg.mechanism())))
+                .uid("reduce").name("reduce");
+
+        SingleOutputStreamOperator<StepResult> results = candidates
+                .keyBy(ReleaseCandidate::runId, Types.STRING)
+                .process(new RunAccountant(cfg.budget())).uid("accountant").name("accountant");
+
+        SingleOutputStreamOperator<GenerationStep> next = results
+                .keyBy(StepResult::sequenceKey, Types.STRING)
+                .process(new SequenceLoop(cfg.generation(), factory, retention)).uid("sequence-loop").name("sequence-loop");
+
+        int first = Math.min(cfg.generation().concurrency(), cfg.generation().sequences());
+        DataStream<GenerationStep> starts = env.fromSequence(0, first - 1).uid("start-sequences").name("start-sequences")
+                .map(id -> factory.step(id, 0, 0, new int[0], System.currentTimeMillis()))
+                .returns(Types.POJO(GenerationStep.class)).uid("first-steps").name("first-steps");
+
+        DataStream<KafkaOut> out = next.union(starts)
+                .map(s -> new KafkaOut(topics.steps(), utf8(s.sequenceKey()), AvroWire.encode(s)))
+                .returns(Types.POJO(KafkaOut.class)).uid("encode-steps").name("encode-steps")
+                .union(
+                        results.map(r -> new KafkaOut(topics.results(), utf8(r.sequenceKey()), AvroWire.encode(r)))
+                                .returns(Types.POJO(KafkaOut.class)).uid("encode-results").name("encode-results"),
+                        next.getSideOutput(Tags.RECORDS)
+                                .map(r -> new KafkaOut(topics.records(), utf8(r.runId()), AvroWire.encode(r)))
+                                .returns(Types.POJO(KafkaOut.class)).uid("encode-records").name("encode-records"),
+                        results.getSideOutput(Tags.LEDGER).union(votes.getSideOutput(Tags.LEDGER))
+                                .map(e -> new KafkaOut(topics.ledger(), utf8(e.runId()), AvroWire.encode(e)))
+                                .returns(Types.POJO(KafkaOut.class)).uid("encode-ledger").name("encode-ledger"),
+                        steps.getSideOutput(Tags.REJECTED)
+                                .union(distributions.getSideOutput(Tags.REJECTED), votes.getSideOutput(Tags.REJECTED),
+                                        candidates.getSideOutput(Tags.REJECTED))
+                                .map(r -> new KafkaOut(topics.rejected(), null, AvroWire.encode(r)))
+                                .returns(Types.POJO(KafkaOut.class)).uid("encode-rejected").name("encode-rejected"));
+        out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The Flink configuration of a run: RocksDB, checkpoints every {@code flink.checkpoint-interval-ms}
+     * to {@code checkpointDir}, fixed-delay restarts, no Kryo fallback.
+     */
+    public static Configuration flinkConfiguration(JobConfig cfg, String checkpointDir, String tmpDir) {
+        Configuration c = new Configuration();
+        c.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        c.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+        c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(cfg.flink().checkpointIntervalMs()));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        c.set(PipelineOptions.GENERIC_TYPES, false);
+        if (tmpDir != null) {
+            c.set(CoreOptions.TMP_DIRS, tmpDir);
+            c.set(RocksDBOptions.LOCAL_DIRECTORIES, tmpDir);
+        }
+        return c;
+    }
+}

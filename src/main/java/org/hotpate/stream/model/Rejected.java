@@ -1,0 +1,31 @@
+package org.hotpate.stream.model;
+
+/**
+ * A dead letter (schemas/rejected_record.avsc). {@code teacherId} is -1 and {@code runId} null
+ * when unknown; {@code value} holds the raw bytes of records that could not be decoded.
+ */
+public record Rejected(
+        String topic,
+        String reason,
+        String detail,
+        String runId,
+        long teacherId,
+        int partition,
+        long offset,
+        byte[] value,
+        long atMs) {
+
+    /** Reasons, as written to the {@code reason} field. */
+    public static final String UNDECODABLE = "UNDECODABLE";
+    public static final String INVALID_DISTRIBUTION = "INVALID_DISTRIBUTION";
+    public static final String UNKNOWN_TEACHER = "UNKNOWN_TEACHER";
+    public static final String UNKNOWN_STEP = "UNKNOWN_STEP";
+    public static final String DUPLICATE_VOTE = "DUPLICATE_VOTE";
+    public static final String RANDOMNESS_VERSION = "RANDOMNESS_VERSION";
+    public static final String LATE_VOTE = "LATE_VOTE";
+
+    /** A rejection of a decoded distribution. */
+    public static Rejected of(String topic, String reason, String detail, Distribution d) {
+        return new Rejected(topic, reason, detail, d.runId(), d.teacherId(), -1, -1L, null, System.currentTimeMillis());
+    }
+}

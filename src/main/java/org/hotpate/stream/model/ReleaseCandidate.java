@@ -1,0 +1,20 @@
+package org.hotpate.stream.model;
+
+/**
+ * What the reducer computed for one step, on its way to the run's accountant: the release is not
+ * visible to anyone until the accountant has charged {@code privacyEventJson} (charge before
+ * emit). {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism releases none.
+ */
+public record ReleaseCandidate(
+        String runId,
+        long sequenceId,
+        int step,
+        int attempt,
+        int token,
+        String mechanism,
+        String privacyEventJson,
+        double noisyCount,
+        long[] chargedTeachers,
+        int votesCast,
+        int teachers,
+        long closedAtMs) {}

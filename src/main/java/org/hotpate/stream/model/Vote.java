@@ -1,0 +1,10 @@
+package org.hotpate.stream.model;
+
+/** One teacher's vote at one step; {@code token == -1} abstains. */
+public record Vote(String runId, long sequenceId, int step, int attempt, long teacherId, int token) {
+    public static final int ABSTAIN = -1;
+
+    public String stepKey() {
+        return Keys.step(runId, sequenceId, step, attempt);
+    }
+}

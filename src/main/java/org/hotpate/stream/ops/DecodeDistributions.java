@@ -1,0 +1,50 @@
+package org.hotpate.stream.ops;
+
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.hotpate.io.AvroWire;
+import org.hotpate.stream.model.Distribution;
+import org.hotpate.stream.model.RawRecord;
+import org.hotpate.stream.model.Rejected;
+
+/**
+ * Decodes raw {@code distributions} records (Avro single-object encoding). Undecodable bytes go to
+ * {@link Tags#REJECTED} with reason UNDECODABLE and the raw value; answers for other runs sharing
+ * the topic are skipped (counted in {@code otherRun}). Stateless.
+ */
+public final class DecodeDistributions extends ProcessFunction<RawRecord, Distribution> {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private transient Counter rejected;
+    private transient Counter otherRun;
+
+    public DecodeDistributions(String runId) {
+        this.runId = runId;
+    }
+
+    @Override
+    public void open(OpenContext ctx) {
+        rejected = getRuntimeContext().getMetricGroup().counter("rejectedUndecodable");
+        otherRun = getRuntimeContext().getMetricGroup().counter("otherRun");
+    }
+
+    @Override
+    public void processElement(RawRecord r, Context ctx, Collector<Distribution> out) {
+        Distribution d;
+        try {
+            d = AvroWire.decodeDistribution(r.value());
+        } catch (AvroWire.UndecodableException e) {
+            rejected.inc();
+            ctx.output(Tags.REJECTED, new Rejected(r.topic(), Rejected.UNDECODABLE, e.getMessage(), null, -1,
+                    r.partition(), r.offset(), r.value(), System.currentTimeMillis()));
+            return;
+        }
+        if (!runId.equals(d.runId())) {
+            otherRun.inc();
+            return;
+        }
+        out.collect(d);
+    }
+}

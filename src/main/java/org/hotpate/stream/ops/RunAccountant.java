@@ -1,0 +1,74 @@
+package org.hotpate.stream.ops;
+
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.io.PrivacyEventJson;
+import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.model.LedgerEntry;
+import org.hotpate.stream.model.Outcome;
+import org.hotpate.stream.model.ReleaseCandidate;
+import org.hotpate.stream.model.StepResult;
+
+/**
+ * The ensemble accountant of a run (keyed by run id; DESIGN.md topology step 5). A candidate is
+ * charged to the run's budget filter before anything about it becomes visible: if the charge fits,
+ * the ledger entry and the result leave together (same checkpoint, same Kafka transaction); if it
+ * does not, nothing of the candidate is released — the result says BUDGET_EXHAUSTED and every
+ * later candidate of the run is refused too (hard stop).
+ *
+ * <p>State: {@code run-budget} (the filter's state: RDP per order and counters) and {@code
+ * run-exhausted}; both live as long as the run (one run per job) — they are the ledger.
+ */
+public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCandidate, StepResult> {
+    private static final long serialVersionUID = 1L;
+
+    private final JobConfig.Budget budget;
+    private transient ValueState<double[]> state;
+    private transient ValueState<Boolean> exhausted;
+    private transient CoreBindings.EnsembleBudget filter;
+    private transient Counter refused;
+
+    public RunAccountant(JobConfig.Budget budget) {
+        this.budget = budget;
+    }
+
+    @Override
+    public void open(OpenContext ctx) {
+        state = getRuntimeContext().getState(
+                new ValueStateDescriptor<>("run-budget", double[].class));
+        exhausted = getRuntimeContext().getState(new ValueStateDescriptor<>("run-exhausted", Types.BOOLEAN));
+        filter = new CoreBindings.EnsembleBudget(budget);
+        refused = getRuntimeContext().getMetricGroup().counter("refused");
+    }
+
+    @Override
+    public void processElement(ReleaseCandidate c, Context ctx, Collector<StepResult> out) throws Exception {
+        double[] s = state.value() == null ? filter.initialState() : state.value();
+        PrivacyEvent event = PrivacyEventJson.decode(c.privacyEventJson());
+        double[] next = Boolean.TRUE.equals(exhausted.value()) ? null : filter.tryCharge(s, event);
+        long now = System.currentTimeMillis();
+        if (next == null) {
+            refused.inc();
+            exhausted.update(Boolean.TRUE);
+            ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "REFUSED", c.sequenceId(), c.step(), c.attempt(),
+                    c.mechanism(), c.privacyEventJson(), filter.epsilonOf(s), budget.delta(), filter.releases(s), -1, now));
+            out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), Outcome.BUDGET_EXHAUSTED, -1,
+                    c.mechanism(), "", filter.epsilonOf(s), Double.NaN, new long[0], 0, c.teachers(), now));
+            return;
+        }
+        state.update(next);
+        double eps = filter.epsilonOf(next);
+        ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "CHARGE", c.sequenceId(), c.step(), c.attempt(),
+                c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(next), -1, now));
+        Outcome o = c.token() >= 0 ? Outcome.TOKEN : Outcome.FAIL;
+        out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), o, c.token(), c.mechanism(),
+                c.privacyEventJson(), eps, c.noisyCount(), c.chargedTeachers(), c.votesCast(), c.teachers(), now));
+    }
+}

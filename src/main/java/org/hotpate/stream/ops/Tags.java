@@ -1,0 +1,20 @@
+package org.hotpate.stream.ops;
+
+import org.apache.flink.util.OutputTag;
+import org.hotpate.stream.model.LedgerEntry;
+import org.hotpate.stream.model.Rejected;
+import org.hotpate.stream.model.SyntheticRecord;
+
+/** Side outputs shared by the operators. */
+public final class Tags {
+    private Tags() {}
+
+    /** Dead letters (every operator that refuses input writes here, with a reason). */
+    public static final OutputTag<Rejected> REJECTED = new OutputTag<>("rejected") {};
+
+    /** Privacy ledger entries. */
+    public static final OutputTag<LedgerEntry> LEDGER = new OutputTag<>("ledger") {};
+
+    /** Finished synthetic records. */
+    public static final OutputTag<SyntheticRecord> RECORDS = new OutputTag<>("records") {};
+}

@@ -1,0 +1,213 @@
+package org.hotpate.stream.ops;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.util.Collector;
+import org.hotpate.core.sampling.TeacherDistribution;
+import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.model.Distribution;
+import org.hotpate.stream.model.GenerationStep;
+import org.hotpate.stream.model.Keys;
+import org.hotpate.stream.model.LedgerEntry;
+import org.hotpate.stream.model.PayloadKind;
+import org.hotpate.stream.model.Rejected;
+import org.hotpate.stream.model.Vote;
+
+/**
+ * The teacher-keyed vote operator (DESIGN.md topology step 2). Steps arrive broadcast; each
+ * teacher's distribution is validated, deduplicated (one vote per teacher per
+ * sequence/step/attempt — sensitivity 1, also under redelivery and replay), skipped if the
+ * teacher is retired, and turned into a coordinated or independent vote from the step's public
+ * seed. Individual charges live in this teacher's keyed state and are applied before the vote is
+ * emitted, so a checkpoint never holds a vote without its charge.
+ *
+ * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
+ * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after
+ * the step deadline), {@code teacher-charge} (the run's lifetime: a spent teacher never votes
+ * again, across restarts), broadcast {@code open-steps} (a step leaves when a later step of its
+ * sequence arrives, or when it is older than the retention by the issue times in the data).
+ */
+public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Distribution, GenerationStep, Vote> {
+    private static final long serialVersionUID = 1L;
+    private static final long RETRY_MS = 200;
+
+    public static final MapStateDescriptor<String, GenerationStep> OPEN_STEPS =
+            new MapStateDescriptor<>("open-steps", Types.STRING, Types.POJO(GenerationStep.class));
+
+    /** What the operator needs from the job config. */
+    public record Settings(
+            String topic, int teachers, long stepDeadlineMs, long retentionMs, double perTeacherBudget,
+            double perVoteCharge, org.hotpate.stream.JobConfig.Sampler sampler) implements java.io.Serializable {}
+
+    /** A distribution waiting for its step to arrive on the broadcast side. */
+    public record Pending(Distribution distribution, long since) {}
+
+    private final Settings settings;
+    private transient MapState<String, Boolean> voted;
+    private transient MapState<String, Pending> pending;
+    private transient ValueState<Double> charge;
+    private transient CoreBindings.Voter voter;
+    private transient Counter rejected;
+    private transient Counter skippedRetired;
+
+    public VoteOperator(Settings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void open(OpenContext ctx) {
+        MapStateDescriptor<String, Boolean> votedDesc = new MapStateDescriptor<>("voted-steps", Types.STRING, Types.BOOLEAN);
+        votedDesc.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(settings.retentionMs())).build());
+        voted = getRuntimeContext().getMapState(votedDesc);
+        pending = getRuntimeContext().getMapState(
+                new MapStateDescriptor<>("pending-distributions", Types.STRING, Types.POJO(Pending.class)));
+        charge = getRuntimeContext().getState(new ValueStateDescriptor<>("teacher-charge", Types.DOUBLE));
+        voter = CoreBindings.voter(settings.sampler());
+        rejected = getRuntimeContext().getMetricGroup().counter("rejected");
+        skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
+    }
+
+    @Override
+    public void processElement(Distribution d, ReadOnlyContext ctx, Collector<Vote> out) throws Exception {
+        if (d.teacherId() < 0 || d.teacherId() >= settings.teachers()) {
+            reject(ctx, d, Rejected.UNKNOWN_TEACHER, "teacher " + d.teacherId() + " is not in 0.." + (settings.teachers() - 1));
+            return;
+        }
+        GenerationStep step = ctx.getBroadcastState(OPEN_STEPS).get(d.stepKey());
+        if (step != null) {
+            handle(d, step, ctx, out);
+        } else if (voted.contains(d.stepKey()) || pending.contains(d.stepKey())) {
+            reject(ctx, d, Rejected.DUPLICATE_VOTE, "teacher " + d.teacherId() + " already answered " + d.stepKey());
+        } else {
+            pending.put(d.stepKey(), new Pending(d, ctx.timerService().currentProcessingTime()));
+            ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime() + RETRY_MS);
+        }
+    }
+
+    @Override
+    public void onTimer(long ts, OnTimerContext ctx, Collector<Vote> out) throws Exception {
+        ReadOnlyBroadcastState<String, GenerationStep> steps = ctx.getBroadcastState(OPEN_STEPS);
+        List<String> done = new ArrayList<>();
+        boolean waiting = false;
+        for (Map.Entry<String, Pending> e : pending.entries()) {
+            GenerationStep step = steps.get(e.getKey());
+            if (step != null) {
+                handle(e.getValue().distribution(), step, ctx, out);
+                done.add(e.getKey());
+            } else if (ts - e.getValue().since() >= settings.stepDeadlineMs()) {
+                reject(ctx, e.getValue().distribution(), Rejected.UNKNOWN_STEP, "no open step " + e.getKey());
+                done.add(e.getKey());
+            } else {
+                waiting = true;
+            }
+        }
+        for (String k : done) {
+            pending.remove(k);
+        }
+        if (waiting) {
+            ctx.timerService().registerProcessingTimeTimer(ts + RETRY_MS);
+        }
+    }
+
+    private void handle(Distribution d, GenerationStep step, ReadOnlyContext ctx, Collector<Vote> out) throws Exception {
+        String key = d.stepKey();
+        if (voted.contains(key)) {
+            reject(ctx, d, Rejected.DUPLICATE_VOTE, "teacher " + d.teacherId() + " already voted at " + key);
+            return;
+        }
+        int token;
+        try {
+            token = computeVote(d, step);
+        } catch (IllegalArgumentException e) {
+            reject(ctx, d, e instanceof VersionMismatch ? Rejected.RANDOMNESS_VERSION : Rejected.INVALID_DISTRIBUTION, e.getMessage());
+            return;
+        }
+        voted.put(key, Boolean.TRUE);
+        double spent = charge.value() == null ? 0.0 : charge.value();
+        if (settings.perTeacherBudget() > 0) {
+            if (spent + settings.perVoteCharge() > settings.perTeacherBudget()) {
+                // Retired: counted as an abstention so the step can still close early.
+                skippedRetired.inc();
+                if (spent <= settings.perTeacherBudget() && !Double.isInfinite(spent)) {
+                    charge.update(Double.POSITIVE_INFINITY); // marks "retirement announced"
+                    ctx.output(Tags.LEDGER, new LedgerEntry(d.runId(), "TEACHER_RETIRED", d.sequenceId(), d.step(),
+                            d.attempt(), "", "", 0, 0, 0, d.teacherId(), System.currentTimeMillis()));
+                }
+                out.collect(new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), Vote.ABSTAIN));
+                return;
+            }
+            if (token != Vote.ABSTAIN) {
+                charge.update(spent + settings.perVoteCharge()); // charge before the vote leaves
+            }
+        }
+        out.collect(new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), token));
+    }
+
+    private int computeVote(Distribution d, GenerationStep step) {
+        int v = step.vocabularySize();
+        if (d.kind() == PayloadKind.MODEL_VOTE) {
+            if (d.randomnessVersion() != step.randomnessVersion()) {
+                throw new VersionMismatch("model-side vote used randomness version " + d.randomnessVersion()
+                        + "; the step uses " + step.randomnessVersion());
+            }
+            if (d.voteToken() < -1 || d.voteToken() >= v) {
+                throw new IllegalArgumentException("voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
+            }
+            return d.voteToken();
+        }
+        TeacherDistribution dist = d.toCore();
+        for (int t : d.tokens()) {
+            if (t >= v) {
+                throw new IllegalArgumentException("token ids must be < vocabulary size " + v + "; got " + t);
+            }
+        }
+        return voter.vote(dist, step.publicSeed(), v, d.teacherId());
+    }
+
+    private static final class VersionMismatch extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        VersionMismatch(String m) {
+            super(m);
+        }
+    }
+
+    @Override
+    public void processBroadcastElement(GenerationStep step, Context ctx, Collector<Vote> out) throws Exception {
+        BroadcastState<String, GenerationStep> steps = ctx.getBroadcastState(OPEN_STEPS);
+        Iterator<Map.Entry<String, GenerationStep>> it = steps.iterator();
+        while (it.hasNext()) {
+            GenerationStep s = it.next().getValue();
+            boolean superseded = s.runId().equals(step.runId()) && s.sequenceId() == step.sequenceId()
+                    && (s.step() < step.step() || (s.step() == step.step() && s.attempt() < step.attempt()));
+            if (superseded || s.issuedAtMs() < step.issuedAtMs() - settings.retentionMs()) {
+                it.remove();
+            }
+        }
+        steps.put(step.stepKey(), step);
+    }
+
+    private void reject(ReadOnlyContext ctx, Distribution d, String reason, String detail) {
+        rejected.inc();
+        ctx.output(Tags.REJECTED, Rejected.of(settings.topic(), reason, detail, d));
+    }
+
+    /** For tests: the step key a distribution answers. */
+    static String keyOf(Distribution d) {
+        return Keys.step(d.runId(), d.sequenceId(), d.step(), d.attempt());
+    }
+}
