@@ -88,7 +88,7 @@ public final class HotPateJob {
                 .keyBy(Vote::stepKey, Types.STRING)
                 .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
                 .process(new StepReducer(new StepReducer.Settings(topics.distributions(), n,
-                        cfg.ensemble().vocabularySize(), cfg.generation().stepDeadlineMs(), retention, cfg.mechanism())))
+                        cfg.ensemble().effectiveVocabulary(), cfg.generation().stepDeadlineMs(), retention, cfg.mechanism())))
                 .uid("reduce").name("reduce");
 
         SingleOutputStreamOperator<StepResult> results = candidates
@@ -97,7 +97,7 @@ public final class HotPateJob {
 
         SingleOutputStreamOperator<GenerationStep> next = results
                 .keyBy(StepResult::sequenceKey, Types.STRING)
-                .process(new SequenceLoop(cfg.generation(), factory, retention)).uid("sequence-loop").name("sequence-loop");
+                .process(new SequenceLoop(cfg.generation(), cfg.ensemble(), factory, retention)).uid("sequence-loop").name("sequence-loop");
 
         int first = Math.min(cfg.generation().concurrency(), cfg.generation().sequences());
         DataStream<GenerationStep> starts = env.fromSequence(0, first - 1).uid("start-sequences").name("start-sequences")

@@ -8,6 +8,7 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hotpate.teachers.SimulatedTeachers;
 
 /**
  * The one immutable, validated configuration of a run, built from a job spec by {@link JobSpec}
@@ -50,11 +51,31 @@ public record JobConfig(
             checkPositive("ensemble.samples", samples);
             checkPositive("ensemble.vocabulary", vocabularySize);
             if (source == TeacherSource.PLANET_Z) {
+                checkArgument(k >= 1, "ensemble.k must be >= 1; got " + k);
                 checkArgument(vocabularySize >= 1050, "ensemble.vocabulary must be >= 1050 for planet-z; got " + vocabularySize);
                 checkArgument(k <= 900, "ensemble.k must be <= 900 for planet-z; got " + k);
             }
         }
+
+        /** The built-in teachers (or, for external ensembles, just the public model). */
+        public SimulatedTeachers simulated() {
+            switch (source) {
+                case PLANET_Z:
+                    return SimulatedTeachers.planetZ(seed, k, teachers);
+                case ALPHA_MIXTURE:
+                    return SimulatedTeachers.alphaMixture(alpha, k, teachers);
+                default:
+                    return SimulatedTeachers.external(vocabularySize);
+            }
+        }
+
+        /** The vocabulary size steps announce: the configured one, or the α-mixture's m + n if larger. */
+        public int effectiveVocabulary() {
+            return source == TeacherSource.ALPHA_MIXTURE ? Math.max(vocabularySize, k + teachers) : vocabularySize;
+        }
     }
+
+    /** Extra methods of Ensemble are below: see {@link Ensemble#simulated()}. */
 
     /** Coordinated (Hot PATE) or independent (cold) sampling, under the public run seed. */
     public record Sampler(boolean coordinated, long seed) implements Serializable {

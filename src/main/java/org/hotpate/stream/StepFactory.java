@@ -9,7 +9,7 @@ public record StepFactory(
         implements Serializable {
 
     public static StepFactory of(JobConfig cfg, String runId) {
-        return new StepFactory(runId, cfg.ensemble().id(), cfg.sampler().seed(), cfg.ensemble().vocabularySize(),
+        return new StepFactory(runId, cfg.ensemble().id(), cfg.sampler().seed(), cfg.ensemble().effectiveVocabulary(),
                 cfg.generation().stepDeadlineMs());
     }
 

@@ -7,6 +7,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.PrivacyEventJson;
 import org.hotpate.stream.CoreBindings;
@@ -32,7 +33,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     private final JobConfig.Budget budget;
     private transient ValueState<double[]> state;
     private transient ValueState<Boolean> exhausted;
-    private transient CoreBindings.EnsembleBudget filter;
+    private transient EnsembleBudgetFilter.Config filterConfig;
     private transient Counter refused;
 
     public RunAccountant(JobConfig.Budget budget) {
@@ -44,29 +45,39 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
         state = getRuntimeContext().getState(
                 new ValueStateDescriptor<>("run-budget", double[].class));
         exhausted = getRuntimeContext().getState(new ValueStateDescriptor<>("run-exhausted", Types.BOOLEAN));
-        filter = new CoreBindings.EnsembleBudget(budget);
+        filterConfig = CoreBindings.budgetConfig(budget);
         refused = getRuntimeContext().getMetricGroup().counter("refused");
     }
 
     @Override
     public void processElement(ReleaseCandidate c, Context ctx, Collector<StepResult> out) throws Exception {
-        double[] s = state.value() == null ? filter.initialState() : state.value();
+        EnsembleBudgetFilter filter = state.value() == null
+                ? EnsembleBudgetFilter.create(filterConfig)
+                : EnsembleBudgetFilter.restore(filterConfig, state.value());
         PrivacyEvent event = PrivacyEventJson.decode(c.privacyEventJson());
-        double[] next = Boolean.TRUE.equals(exhausted.value()) ? null : filter.tryCharge(s, event);
+        boolean charged = false;
+        if (!Boolean.TRUE.equals(exhausted.value()) && filter.canAfford(event)) {
+            try {
+                filter.charge(event);
+                charged = true;
+            } catch (IllegalStateException e) {
+                charged = false; // does not fit: nothing changed, refuse below
+            }
+        }
         long now = System.currentTimeMillis();
-        if (next == null) {
+        double eps = filter.spentEpsilon();
+        if (!charged) {
             refused.inc();
             exhausted.update(Boolean.TRUE);
             ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "REFUSED", c.sequenceId(), c.step(), c.attempt(),
-                    c.mechanism(), c.privacyEventJson(), filter.epsilonOf(s), budget.delta(), filter.releases(s), -1, now));
+                    c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(), -1, now));
             out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), Outcome.BUDGET_EXHAUSTED, -1,
-                    c.mechanism(), "", filter.epsilonOf(s), Double.NaN, new long[0], 0, c.teachers(), now));
+                    c.mechanism(), "", eps, Double.NaN, new long[0], 0, c.teachers(), now));
             return;
         }
-        state.update(next);
-        double eps = filter.epsilonOf(next);
+        state.update(filter.snapshot());
         ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "CHARGE", c.sequenceId(), c.step(), c.attempt(),
-                c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(next), -1, now));
+                c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(), -1, now));
         Outcome o = c.token() >= 0 ? Outcome.TOKEN : Outcome.FAIL;
         out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), o, c.token(), c.mechanism(),
                 c.privacyEventJson(), eps, c.noisyCount(), c.chargedTeachers(), c.votesCast(), c.teachers(), now));

@@ -7,6 +7,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.StepFactory;
@@ -37,12 +38,15 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
     }
 
     private final JobConfig.Generation gen;
+    private final JobConfig.Ensemble ensemble;
     private final StepFactory steps;
     private final long retentionMs;
     private transient ValueState<Progress> progress;
+    private transient SparseProbabilities publicModel;
 
-    public SequenceLoop(JobConfig.Generation gen, StepFactory steps, long retentionMs) {
+    public SequenceLoop(JobConfig.Generation gen, JobConfig.Ensemble ensemble, StepFactory steps, long retentionMs) {
         this.gen = gen;
+        this.ensemble = ensemble;
         this.steps = steps;
         this.retentionMs = retentionMs;
     }
@@ -50,6 +54,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
     @Override
     public void open(OpenContext ctx) {
         progress = getRuntimeContext().getState(new ValueStateDescriptor<>("sequence", Types.POJO(Progress.class)));
+        publicModel = ensemble.simulated().publicModel();
     }
 
     @Override
@@ -68,7 +73,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
                 int fails = p.fails() + 1;
                 if (gen.onFail() == JobConfig.FailPolicy.FALLBACK) {
                     long seed = this.steps.step(r.sequenceId(), r.step(), r.attempt(), p.tokens(), now).publicSeed();
-                    int token = CoreBindings.publicModelToken(p.tokens(), seed, this.steps.vocabularySize());
+                    int token = CoreBindings.publicModelToken(publicModel, seed, this.steps.vocabularySize());
                     append(new Progress(p.tokens(), 0, steps, fails, p.fallbacks() + 1, false), token, true, r, ctx, out);
                 } else if (gen.onFail() == JobConfig.FailPolicy.RESAMPLE && r.attempt() + 1 < gen.maxAttempts()) {
                     progress.update(new Progress(p.tokens(), r.attempt() + 1, steps, fails, p.fallbacks(), false));
