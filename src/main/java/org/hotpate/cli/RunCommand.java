@@ -1,8 +1,23 @@
 package org.hotpate.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.RunSession;
 
-/** Placeholder: replaced by the issue that builds {@code ./hotpate run}. */
+/**
+ * {@code ./hotpate run SPEC}: validates the job spec, starts Kafka and Flink as the spec says
+ * (embedded by default), runs the Hot PATE job with a progress bar, and writes
+ * {@code out/<run-id>/summary.json}, {@code records.jsonl} and {@code ledger.jsonl}.
+ */
 public final class RunCommand implements Command {
     @Override
     public String name() {
@@ -11,17 +26,74 @@ public final class RunCommand implements Command {
 
     @Override
     public String summary() {
-        return "(not built yet)";
+        return "run a job spec (jobs/*.yaml): private synthetic text from a teacher ensemble";
     }
 
     @Override
     public String help() {
-        return "./hotpate run: not built yet\n";
+        return """
+                usage: ./hotpate run SPEC.yaml [--out DIR] [--quiet]
+
+                Runs the Hot PATE streaming job described by SPEC (YAML). With kafka: embedded
+                and flink: embedded (the defaults) it starts a KRaft broker and a Flink
+                MiniCluster (RocksDB, checkpoints) in this process; otherwise it uses the
+                external Kafka (kafka.bootstrap) and submits the job to flink.host:flink.port
+                with the jar in flink.jar. Outputs: <output.dir>/<run-id>/summary.json,
+                records.jsonl, ledger.jsonl. Progress (sequences, tokens, ⊥ rate, ε spent) goes
+                to stderr. The spec is validated before anything starts: unknown keys or bad
+                values exit with code 2 naming the key.
+
+                  --out DIR   override output.dir
+                  --quiet     no progress bar
+
+                Job spec keys (docs/job-spec.md has examples):
+                """ + JobSpec.describeKeys();
     }
 
     @Override
-    public int run(String[] args, PrintStream out, PrintStream err) {
-        err.println("hotpate run: not built yet");
-        return 1;
+    public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        CliArgs a = CliArgs.parse(args, Set.of("out"), Set.of("quiet"));
+        List<String> pos = a.positional();
+        if (pos.size() != 1) {
+            throw new UsageException("expected one job spec file (see --help); got " + pos.size() + " arguments");
+        }
+        JobConfig cfg = load(Path.of(pos.get(0)), a.string("out", null));
+        try (RunSession run = RunSession.start(cfg, null)) {
+            err.println("hotpate run: " + run.runId() + " (kafka " + (cfg.kafka().embedded() ? "embedded " : "")
+                    + run.bootstrap() + ", flink " + (cfg.flink().embedded() ? "embedded" : cfg.flink().host() + ":" + cfg.flink().port())
+                    + ", " + cfg.ensemble().teachers() + " teachers, " + cfg.generation().sequences() + " sequences)");
+            boolean done = run.await(Duration.ofSeconds(cfg.output().timeoutSeconds()), a.flag("quiet") ? null : err);
+            ObjectNode summary = run.finish();
+            out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary));
+            err.println("hotpate run: outputs in " + run.outputDir());
+            if (!done) {
+                err.println("hotpate run: timed out after " + cfg.output().timeoutSeconds() + " s (output.timeout-s)");
+                return 1;
+            }
+            return 0;
+        }
+    }
+
+    /** Loads and validates a spec; every problem is a UsageException naming the key. */
+    static JobConfig load(Path spec, String outOverride) {
+        if (!Files.isRegularFile(spec)) {
+            throw new UsageException("job spec " + spec + " does not exist");
+        }
+        JobConfig cfg;
+        try {
+            cfg = JobSpec.load(spec);
+        } catch (JobSpec.SpecException e) {
+            throw new UsageException(spec + ": " + e.getMessage());
+        }
+        try {
+            CoreBindings.mechanism(cfg.mechanism(), cfg.ensemble().effectiveVocabulary(), cfg.ensemble().teachers());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(spec + ": mechanism: " + e.getMessage());
+        }
+        if (outOverride != null) {
+            cfg = new JobConfig(cfg.name(), cfg.ensemble(), cfg.sampler(), cfg.mechanism(), cfg.budget(),
+                    cfg.generation(), cfg.kafka(), cfg.flink(), new JobConfig.Output(outOverride, cfg.output().timeoutSeconds()));
+        }
+        return cfg;
     }
 }

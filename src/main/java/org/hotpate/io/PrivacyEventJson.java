@@ -26,6 +26,29 @@ public final class PrivacyEventJson {
         return tree(e).toString();
     }
 
+    /**
+     * The event as it may be published (results, ledger): data-dependent parts — the vote-count
+     * profile of PATE events — are removed, because the counts are private.
+     */
+    public static String encodePublic(PrivacyEvent e) {
+        return strip(tree(e)).toString();
+    }
+
+    private static JsonNode strip(JsonNode n) {
+        if (n instanceof ObjectNode o) {
+            o.remove("profile");
+            o.remove("countsDescending");
+            for (JsonNode child : o) {
+                strip(child);
+            }
+        } else if (n instanceof ArrayNode a) {
+            for (JsonNode child : a) {
+                strip(child);
+            }
+        }
+        return n;
+    }
+
     public static PrivacyEvent decode(String json) {
         try {
             return fromTree(MAPPER.readTree(json));

@@ -1,14 +1,10 @@
 package org.hotpate.stream;
 
-import java.security.SecureRandom;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.OptionalDouble;
-import java.util.OptionalInt;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.AggregationMechanism;
-import org.hotpate.core.mechanism.Release;
+import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.randomness.SeedDerivation;
@@ -23,9 +19,7 @@ import org.hotpate.core.vote.VoteHistogram;
  * The one place where the stream layer calls core: samplers, mechanisms, the ensemble budget
  * filter and per-teacher charging. Operators stay thin and never construct core objects
  * themselves.
- *
- * <p>TEMPORARY STAND-INS (until core sampling/mechanism/accounting land on main): every method
- * below marked "stand-in" is replaced by the real core call.
+
  */
 public final class CoreBindings {
     private CoreBindings() {}
@@ -63,30 +57,9 @@ public final class CoreBindings {
                 SeedDerivation.teacherKey((int) teacherId));
     }
 
-    /** stand-in: noisy max with a threshold (Gaussian noise from SecureRandom). */
+    /** The configured mechanism with secure DP noise (core Mechanisms). */
     public static AggregationMechanism mechanism(JobConfig.Mechanism m, int vocabularySize, int teachers) {
-        double sigma = m.params().getOrDefault("sigma", 10.0);
-        double threshold = m.params().getOrDefault("threshold", teachers / 2.0);
-        SecureRandom rnd = new SecureRandom();
-        return new AggregationMechanism() {
-            @Override
-            public String name() {
-                return m.name();
-            }
-
-            @Override
-            public Release release(VoteHistogram h) {
-                PrivacyEvent e = new PrivacyEvent.Gaussian(sigma, Math.sqrt(2));
-                OptionalInt arg = h.argmax();
-                if (arg.isEmpty()) {
-                    return Release.fail(e);
-                }
-                double noisy = h.maxCount() + sigma * rnd.nextGaussian();
-                return noisy >= threshold
-                        ? new Release(arg, e, OptionalDouble.of(noisy), List.of())
-                        : new Release(OptionalInt.empty(), e, OptionalDouble.of(noisy), List.of());
-            }
-        };
+        return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers);
     }
 
     /** The run's ensemble budget filter (data-independent RDP, improved conversion). */

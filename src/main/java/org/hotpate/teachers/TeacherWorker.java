@@ -52,6 +52,8 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
     private final AtomicLong stepsAnswered = new AtomicLong();
     private final AtomicLong distributionsSent = new AtomicLong();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
+    // Simulated teachers answer every step alike: their (truncated) payload arrays are built once.
+    private final java.util.Map<Integer, Object[]> payloads = new java.util.HashMap<>();
 
     public TeacherWorker(Settings settings, SimulatedTeachers teachers) {
         this.s = settings;
@@ -155,18 +157,25 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
                         PayloadKind.RAW_SAMPLES, samples, new double[0], 1.0, Double.NaN, -1, 0, now);
             }
             default: {
-                int[] order = topK(p, s.topK());
-                int[] tokens = new int[order.length];
-                double[] values = new double[order.length];
-                for (int j = 0; j < order.length; j++) {
-                    tokens[j] = p.tokenAt(order[j]);
-                    values[j] = s.payload() == PayloadKind.TOP_K_LOGITS ? Math.log(p.probAt(order[j])) : p.probAt(order[j]);
-                }
+                Object[] cached = payloads.computeIfAbsent(i, t -> payload(p));
+                int[] tokens = (int[]) cached[0];
+                double[] values = (double[]) cached[1];
                 // Logits are log-probabilities with temperature 1 and logZ = 0: the unsent tail abstains.
                 return new Distribution(step.runId(), step.sequenceId(), step.step(), step.attempt(), i, s.payload(),
                         tokens, values, 1.0, s.payload() == PayloadKind.TOP_K_LOGITS ? 0.0 : Double.NaN, -1, 0, now);
             }
         }
+    }
+
+    private Object[] payload(SparseProbabilities p) {
+        int[] order = topK(p, s.topK());
+        int[] tokens = new int[order.length];
+        double[] values = new double[order.length];
+        for (int j = 0; j < order.length; j++) {
+            tokens[j] = p.tokenAt(order[j]);
+            values[j] = s.payload() == PayloadKind.TOP_K_LOGITS ? Math.log(p.probAt(order[j])) : p.probAt(order[j]);
+        }
+        return new Object[] {tokens, values};
     }
 
     private static int[] topK(SparseProbabilities p, int k) {

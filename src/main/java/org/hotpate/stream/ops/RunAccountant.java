@@ -24,6 +24,9 @@ import org.hotpate.stream.model.StepResult;
  * does not, nothing of the candidate is released — the result says BUDGET_EXHAUSTED and every
  * later candidate of the run is refused too (hard stop).
  *
+ * <p>Published results and ledger entries carry the privacy event without its vote-count profile
+ * and no identities of individually charged teachers: both are functions of private votes.
+ *
  * <p>State: {@code run-budget} (the filter's state: RDP per order and counters) and {@code
  * run-exhausted}; both live as long as the run (one run per job) — they are the ledger.
  */
@@ -55,6 +58,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                 ? EnsembleBudgetFilter.create(filterConfig)
                 : EnsembleBudgetFilter.restore(filterConfig, state.value());
         PrivacyEvent event = PrivacyEventJson.decode(c.privacyEventJson());
+        String published = PrivacyEventJson.encodePublic(event); // never the private vote counts
         boolean charged = false;
         if (!Boolean.TRUE.equals(exhausted.value()) && filter.canAfford(event)) {
             try {
@@ -70,16 +74,16 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             refused.inc();
             exhausted.update(Boolean.TRUE);
             ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "REFUSED", c.sequenceId(), c.step(), c.attempt(),
-                    c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(), -1, now));
+                    c.mechanism(), published, eps, budget.delta(), filter.releases(), -1, now));
             out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), Outcome.BUDGET_EXHAUSTED, -1,
                     c.mechanism(), "", eps, Double.NaN, new long[0], 0, c.teachers(), now));
             return;
         }
         state.update(filter.snapshot());
         ctx.output(Tags.LEDGER, new LedgerEntry(c.runId(), "CHARGE", c.sequenceId(), c.step(), c.attempt(),
-                c.mechanism(), c.privacyEventJson(), eps, budget.delta(), filter.releases(), -1, now));
+                c.mechanism(), published, eps, budget.delta(), filter.releases(), -1, now));
         Outcome o = c.token() >= 0 ? Outcome.TOKEN : Outcome.FAIL;
         out.collect(new StepResult(c.runId(), c.sequenceId(), c.step(), c.attempt(), o, c.token(), c.mechanism(),
-                c.privacyEventJson(), eps, c.noisyCount(), c.chargedTeachers(), c.votesCast(), c.teachers(), now));
+                published, eps, c.noisyCount(), new long[0], c.votesCast(), c.teachers(), now));
     }
 }

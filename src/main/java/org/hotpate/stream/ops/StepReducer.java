@@ -108,8 +108,10 @@ public final class StepReducer extends KeyedCoProcessFunction<String, Vote, Gene
 
     private void close(String runId, Context ctx, Collector<ReleaseCandidate> out) throws Exception {
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
+        int answered = 0;
         for (Map.Entry<Long, Integer> e : votes.entries()) {
             b.vote(e.getKey().intValue(), e.getValue());
+            answered++;
         }
         VoteHistogram h = b.build();
         Release r = mechanism.release(h);
@@ -118,7 +120,7 @@ public final class StepReducer extends KeyedCoProcessFunction<String, Vote, Gene
                 runId, Long.parseLong(k[k.length - 3]), Integer.parseInt(k[k.length - 2]), Integer.parseInt(k[k.length - 1]),
                 r.token().orElse(-1), mechanism.name(), PrivacyEventJson.encode(r.event()),
                 r.noisyCount().orElse(Double.NaN), r.chargedTeachers().stream().mapToLong(Integer::longValue).toArray(),
-                h.votesCast(), settings.teachers(), System.currentTimeMillis());
+                answered, settings.teachers(), System.currentTimeMillis());
         released.update(c);
         if (deadline.value() != null) {
             ctx.timerService().deleteProcessingTimeTimer(deadline.value());
