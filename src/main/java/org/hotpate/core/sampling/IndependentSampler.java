@@ -2,6 +2,8 @@ package org.hotpate.core.sampling;
 
 import static org.hotpate.core.vote.VoteHistogram.ABSTAIN;
 
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntUnaryOperator;
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.TeacherDistribution.Dense;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
@@ -34,9 +36,9 @@ final class IndependentSampler implements Sampler {
     public int vote(TeacherDistribution d, StepRandomness r, long teacherKey) {
         double u = r.independentUniform(teacherKey);
         if (d instanceof SparseProbabilities s) {
-            return inverseCdf(s.probs(), s.tokens(), s.listedMass(), u);
+            return inverseCdf(s.size(), s::probAt, s::tokenAt, s.listedMass(), u);
         } else if (d instanceof Dense dense) {
-            return inverseCdf(dense.probs(), null, dense.listedMass(), u);
+            return inverseCdf(dense.size(), dense::probAt, i -> i, dense.listedMass(), u);
         } else if (d instanceof TopKLogits k) {
             double[] p = k.probabilities();
             double mass = 0;
@@ -45,23 +47,24 @@ final class IndependentSampler implements Sampler {
             }
             // Without a normaliser the listed tokens carry all the mass by definition.
             double effective = k.logNormalizer().isPresent() ? mass : Math.max(mass, 1.0);
-            return inverseCdf(p, k.tokens(), effective, u);
+            return inverseCdf(p.length, i -> p[i], k::tokenAt, effective, u);
         }
         throw new IllegalArgumentException("unknown distribution form " + d.getClass().getName());
     }
 
-    /** {@code tokens == null} means token id = position (dense). */
-    private static int inverseCdf(double[] probs, int[] tokens, double mass, double u) {
+    private static int inverseCdf(
+            int size, IntToDoubleFunction prob, IntUnaryOperator token, double mass, double u) {
         boolean full = 1 - mass <= TeacherDistribution.MASS_TOLERANCE;
         double target = full ? u * Math.min(mass, 1.0) : u;
         double acc = 0;
         int lastPositive = ABSTAIN;
-        for (int i = 0; i < probs.length; i++) {
-            if (probs[i] <= 0) {
+        for (int i = 0; i < size; i++) {
+            double p = prob.applyAsDouble(i);
+            if (p <= 0) {
                 continue;
             }
-            acc += probs[i];
-            lastPositive = tokens == null ? i : tokens[i];
+            acc += p;
+            lastPositive = token.applyAsInt(i);
             if (target < acc) {
                 return lastPositive;
             }
