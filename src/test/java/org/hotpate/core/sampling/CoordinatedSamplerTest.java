@@ -66,6 +66,19 @@ class CoordinatedSamplerTest {
     }
 
     @Test
+    void referenceVotes_matchThePythonSnippet() {
+        // docs/shared-randomness.md §6, computed by the Python reference there.
+        long seed = SeedDerivation.stepSeed(42, "seq-0", 0, 0);
+        StepRandomness r = StepRandomness.forStep(seed, 1000);
+        assertThat(COORD.vote(new SparseProbabilities(new int[] {12, 873}, new double[] {0.41, 0.2}), r,
+                        SeedDerivation.teacherKey("t1")))
+                .isEqualTo(12);
+        assertThat(COORD.vote(new SparseProbabilities(new int[] {5, 6}, new double[] {0.5, 0.5}), r,
+                        SeedDerivation.teacherKey("t2")))
+                .isEqualTo(5);
+    }
+
+    @Test
     void logitForm_reproducesPrivacyMdStep0() {
         StepRandomness r = StepRandomness.fromExponentials(0, PRIVACY_U);
         int[] tokens = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
