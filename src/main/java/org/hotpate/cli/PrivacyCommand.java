@@ -1,9 +1,31 @@
 package org.hotpate.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.hotpate.core.accounting.ChargePlanning;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.privacy.Conversion;
+import org.hotpate.core.privacy.EpsilonAtOrder;
+import org.hotpate.core.privacy.OrderGrid;
+import org.hotpate.core.privacy.PateAccounting;
+import org.hotpate.core.privacy.PateRdp;
+import org.hotpate.core.privacy.PrivacyBudget;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.privacy.RdpAccountant;
+import org.hotpate.core.privacy.RdpConversions;
 
-/** Placeholder: replaced by the issue that builds {@code ./hotpate privacy}. */
+/**
+ * {@code ./hotpate privacy cost|convert|plan}: plan a run's privacy. Pure computation over {@code
+ * org.hotpate.core.privacy} and {@code org.hotpate.core.accounting}; prints one JSON object.
+ */
 public final class PrivacyCommand implements Command {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final double[] DEFAULT_COST_ORDERS = {1.5, 2, 5, 10, 20, 50, 100};
+
     @Override
     public String name() {
         return "privacy";
@@ -11,17 +33,316 @@ public final class PrivacyCommand implements Command {
 
     @Override
     public String summary() {
-        return "(not built yet)";
+        return "RDP cost of a PATE step, RDP→(ε,δ) conversion, and run planning (JSON)";
     }
 
     @Override
     public String help() {
-        return "./hotpate privacy: not built yet\n";
+        return """
+                usage: ./hotpate privacy cost    --mechanism gnmax|lnmax|threshold [OPTIONS]
+                       ./hotpate privacy convert --orders A1,A2,.. --rdp R1,R2,.. (--delta D | --epsilon E)
+                       ./hotpate privacy plan    (--mechanism M | --scheme a|b) --epsilon E --delta D [OPTIONS]
+
+                cost: RDP per order of ONE step, data-independent and data-dependent (PATE 2018).
+                  --mechanism gnmax     --votes C1,C2,.. --sigma S        GNMax, noise N(0,S²)
+                  --mechanism lnmax     --votes C1,C2,.. --scale B        LNMax, noise Lap(B)
+                  --mechanism threshold --votes C1,C2,.. --threshold T --sigma1 S1
+                                        Confident-GNMax threshold step (max count + N(0,S1²) ≥ T)
+                  --orders A1,A2,..     Rényi orders > 1 (default 1.5,2,5,10,20,50,100)
+                  --vocabulary N        vocabulary size |V| >= number of votes; the tokens not
+                                        listed have 0 votes and are grouped into one term
+                                        (default: |V| = number of votes given)
+                  prints {"orders":[..],"data_independent":[..],"data_dependent":[..]}
+                  The data-dependent values depend on the votes: do not publish them unsanitised.
+
+                convert: the (ε, δ) implied by an RDP curve.
+                  --orders, --rdp       the curve (same length; orders > 1, rdp >= 0)
+                  --delta D             prints {"epsilon":E,"order":A}
+                  --epsilon E           (instead of --delta) prints {"delta":D}
+                  --conversion improved|classic   (default improved; §7.3 of PRIVACY.md)
+
+                plan: what fits a budget (all data-independent).
+                  --epsilon E --delta D           the budget (per teacher for --scheme)
+                  --mechanism gnmax --sigma S | lnmax --scale B
+                            | confident-gnmax --sigma1 S1 --sigma2 S2 [--answered-fraction F]
+                            | gaussian --sigma S [--sensitivity D]
+                      -> "answered_queries": the largest N of answered queries that fit
+                         (confident-gnmax: each answered query also pays 1/F threshold steps;
+                         F defaults to 1, every query answered)
+                  --scheme b --count-sigma S      Scheme B (default per-teacher scheme): Gaussian
+                      count N(0,S²) with the Feldman-Zrnic Rényi filter -> K, the number of
+                      involvements per teacher, α optimised (verified statements)
+                  --scheme a --step-epsilon e --band-width W
+                      Scheme A (explicit option, DERIVED proof, docs/proofs/scheme-a.md):
+                      discrete-Laplace BetweenThresholds (noise ∝ e^{-e|k|}, band t_u - t_l = W)
+                      with target charging -> τ, the charges per teacher (δ split in halves)
+                  --mechanism and --scheme may be combined; output keys "ensemble", "per_teacher".
+                  --orders A1,..      orders for --mechanism (default: dp_accounting's default grid)
+                  --conversion improved|classic   (default improved)
+
+                Bad arguments exit with code 2.
+                """;
     }
 
     @Override
-    public int run(String[] args, PrintStream out, PrintStream err) {
-        err.println("hotpate privacy: not built yet");
-        return 1;
+    public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        if (args.length == 0) {
+            throw new UsageException("missing sub-command: cost, convert or plan (see --help)");
+        }
+        String sub = args[0];
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        Map<String, Object> result = switch (sub) {
+            case "cost" -> cost(rest);
+            case "convert" -> convert(rest);
+            case "plan" -> plan(rest);
+            default -> throw new UsageException("unknown sub-command '" + sub + "' (cost, convert or plan)");
+        };
+        out.println(JSON.writeValueAsString(result));
+        return 0;
+    }
+
+    private static Map<String, Object> cost(String[] args) {
+        CliArgs a = CliArgs.parse(args,
+                Set.of("mechanism", "votes", "sigma", "scale", "threshold", "sigma1", "orders", "vocabulary"), Set.of());
+        noPositional(a);
+        String mech = a.required("mechanism");
+        double[] orders = orders(a, DEFAULT_COST_ORDERS);
+        int[] votes = a.intList("votes", null);
+        if (votes.length == 0) {
+            throw new UsageException("--votes must list at least one count");
+        }
+        double[] counts = new double[votes.length];
+        for (int i = 0; i < votes.length; i++) {
+            if (votes[i] < 0) {
+                throw new UsageException("--votes must be counts >= 0; got " + votes[i]);
+            }
+            counts[i] = votes[i];
+        }
+        int vocab = a.intValue("vocabulary", votes.length);
+        if (vocab < votes.length || vocab < 2) {
+            throw new UsageException("--vocabulary must be >= the number of votes (" + votes.length + ") and >= 2; got " + vocab);
+        }
+        double[] di = new double[orders.length];
+        double[] dd = new double[orders.length];
+        switch (mech) {
+            case "gnmax" -> {
+                double sigma = positive(a, "sigma");
+                double logq = PateRdp.logqGaussian(counts, vocab, sigma);
+                for (int i = 0; i < orders.length; i++) {
+                    di[i] = PateRdp.gnmaxDataIndependent(sigma, orders[i]);
+                    dd[i] = PateRdp.rdpGaussian(logq, sigma, orders[i]);
+                }
+            }
+            case "lnmax" -> {
+                double b = positive(a, "scale");
+                double logq = PateRdp.logqLaplace(counts, vocab, b);
+                for (int i = 0; i < orders.length; i++) {
+                    di[i] = PateRdp.lnmaxDataIndependent(b, orders[i]);
+                    dd[i] = PateRdp.rdpPureEps(logq, 2 / b, orders[i]);
+                }
+            }
+            case "threshold" -> {
+                double t = a.doubleValue("threshold", null);
+                double s1 = positive(a, "sigma1");
+                double logPr = PateRdp.logPrAnswered(t, s1, counts);
+                for (int i = 0; i < orders.length; i++) {
+                    di[i] = PateRdp.thresholdDataIndependent(s1, orders[i]);
+                    dd[i] = PateRdp.thresholdDataDependent(logPr, s1, orders[i]);
+                }
+            }
+            default -> throw new UsageException("--mechanism must be gnmax, lnmax or threshold; got '" + mech + "'");
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("orders", orders);
+        m.put("data_independent", di);
+        m.put("data_dependent", dd);
+        return m;
+    }
+
+    private static Map<String, Object> convert(String[] args) {
+        CliArgs a = CliArgs.parse(args, Set.of("orders", "rdp", "delta", "epsilon", "conversion"), Set.of());
+        noPositional(a);
+        double[] orders = orders(a, null);
+        double[] rdp = a.doubleList("rdp", null);
+        if (rdp.length != orders.length) {
+            throw new UsageException("--rdp must have one value per order (" + orders.length + "); got " + rdp.length);
+        }
+        for (double r : rdp) {
+            if (r < 0) {
+                throw new UsageException("--rdp values must be >= 0; got " + r);
+            }
+        }
+        Conversion conv = conversion(a);
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (a.has("delta") == a.has("epsilon")) {
+            throw new UsageException("give exactly one of --delta or --epsilon");
+        }
+        if (a.has("delta")) {
+            double delta = a.doubleValue("delta", null);
+            if (!(delta > 0 && delta < 1)) {
+                throw new UsageException("--delta must be in (0, 1); got " + delta);
+            }
+            EpsilonAtOrder e = RdpConversions.epsilon(orders, rdp, delta, conv);
+            m.put("epsilon", finiteOrNull(e.epsilon()));
+            m.put("order", finiteOrNull(e.order()));
+        } else {
+            double eps = a.doubleValue("epsilon", null);
+            if (eps < 0) {
+                throw new UsageException("--epsilon must be >= 0; got " + eps);
+            }
+            m.put("delta", RdpConversions.delta(orders, rdp, eps, conv));
+        }
+        return m;
+    }
+
+    private static Map<String, Object> plan(String[] args) {
+        CliArgs a = CliArgs.parse(args, Set.of("mechanism", "scheme", "epsilon", "delta", "sigma", "scale", "sigma1",
+                "sigma2", "answered-fraction", "sensitivity", "step-epsilon", "band-width", "count-sigma", "orders", "conversion"), Set.of());
+        noPositional(a);
+        double eps = positive(a, "epsilon");
+        double delta = a.doubleValue("delta", null);
+        if (!(delta > 0 && delta < 1)) {
+            throw new UsageException("--delta must be in (0, 1); got " + delta);
+        }
+        if (!a.has("mechanism") && !a.has("scheme")) {
+            throw new UsageException("give --mechanism (ensemble budget) and/or --scheme a|b (per-teacher limit)");
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("epsilon", eps);
+        b.put("delta", delta);
+        m.put("budget", b);
+        if (a.has("mechanism")) {
+            m.put("ensemble", planMechanism(a, new PrivacyBudget(eps, delta)));
+        }
+        if (a.has("scheme")) {
+            m.put("per_teacher", planScheme(a, eps, delta));
+        }
+        return m;
+    }
+
+    private static Map<String, Object> planMechanism(CliArgs a, PrivacyBudget budget) {
+        String mech = a.required("mechanism");
+        OrderGrid grid = OrderGrid.of(orders(a, OrderGrid.dpAccountingDefault().orders()));
+        EnsembleBudgetFilter.Config cfg =
+                new EnsembleBudgetFilter.Config(budget, grid, conversion(a), PateAccounting.DATA_INDEPENDENT);
+        PrivacyEvent.CountProfile none = new PrivacyEvent.CountProfile(new int[0], 2, 1);
+        double[] perAnswered;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mechanism", mech);
+        switch (mech) {
+            case "gnmax" -> perAnswered = rdpOf(new PrivacyEvent.Gnmax(positive(a, "sigma"), none), grid);
+            case "lnmax" -> perAnswered = rdpOf(new PrivacyEvent.Lnmax(positive(a, "scale"), none), grid);
+            case "gaussian" -> perAnswered = rdpOf(
+                    new PrivacyEvent.Gaussian(positive(a, "sigma"), a.doubleValue("sensitivity", 1.0)), grid);
+            case "confident-gnmax", "hot-pate" -> {
+                double f = a.doubleValue("answered-fraction", 1.0);
+                if (!(f > 0 && f <= 1)) {
+                    throw new UsageException("--answered-fraction must be in (0, 1]; got " + f);
+                }
+                double s1 = positive(a, "sigma1");
+                double s2 = positive(a, "sigma2");
+                double[] thr = rdpOf(new PrivacyEvent.ConfidentGnmax(s1, 0, s2, false, none), grid);
+                double[] ans = rdpOf(new PrivacyEvent.Gnmax(s2, none), grid);
+                perAnswered = new double[grid.size()];
+                for (int i = 0; i < perAnswered.length; i++) {
+                    perAnswered[i] = thr[i] / f + ans[i];
+                }
+                m.put("answered_fraction", f);
+            }
+            default -> throw new UsageException(
+                    "--mechanism must be gnmax, lnmax, confident-gnmax (hot-pate) or gaussian; got '" + mech + "'");
+        }
+        if (a.has("sensitivity") && !mech.equals("gaussian")) {
+            throw new UsageException("--sensitivity applies to --mechanism gaussian only");
+        }
+        long n = EnsembleBudgetFilter.maxReleases(cfg, perAnswered, 0);
+        m.put("answered_queries", n);
+        if (n > 0) {
+            EpsilonAtOrder e = EnsembleBudgetFilter.epsilonAfter(cfg, perAnswered, 0, n);
+            m.put("epsilon_spent", e.epsilon());
+            m.put("order", e.order());
+        }
+        return m;
+    }
+
+    private static Map<String, Object> planScheme(CliArgs a, double eps, double delta) {
+        String scheme = a.required("scheme");
+        Map<String, Object> m = new LinkedHashMap<>();
+        switch (scheme) {
+            case "b", "B" -> {
+                double sigma = positive(a, "count-sigma");
+                ChargePlanning.SchemeBPlan p = ChargePlanning.schemeB(eps, delta, sigma);
+                m.put("scheme", "B");
+                m.put("label", "Feldman-Zrnic individual Renyi filter (verified statements; default)");
+                m.put("sigma", sigma);
+                m.put("k", Math.max(0, p.k()));
+                m.put("order", p.order());
+                m.put("rdp_budget", p.rdpBudget());
+                m.put("charge_per_involvement", p.order() / (2 * sigma * sigma));
+            }
+            case "a", "A" -> {
+                double stepEps = positive(a, "step-epsilon");
+                double w = positive(a, "band-width");
+                int tau = ChargePlanning.schemeATau(eps, delta, stepEps, w);
+                m.put("scheme", "A");
+                m.put("label", "BetweenThresholds target charging (rests on the DERIVED proof docs/proofs/scheme-a.md)");
+                m.put("step_epsilon", stepEps);
+                m.put("band_width", w);
+                m.put("q", ChargePlanning.qTarget(stepEps, w));
+                m.put("tau", tau);
+                if (tau > 0) {
+                    long mm = ChargePlanning.minTrials(tau, ChargePlanning.qTarget(stepEps, w), delta / 2);
+                    m.put("m", mm);
+                    m.put("epsilon_prime", ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
+                }
+            }
+            default -> throw new UsageException("--scheme must be a or b; got '" + scheme + "'");
+        }
+        return m;
+    }
+
+    private static double[] rdpOf(PrivacyEvent e, OrderGrid grid) {
+        return RdpAccountant.rdpOf(e, grid, PateAccounting.DATA_INDEPENDENT);
+    }
+
+    private static double[] orders(CliArgs a, double[] dflt) {
+        double[] o = a.doubleList("orders", dflt);
+        if (o.length == 0) {
+            throw new UsageException("--orders must not be empty");
+        }
+        for (double x : o) {
+            if (!(x > 1)) {
+                throw new UsageException("--orders must all be > 1; got " + x);
+            }
+        }
+        return o;
+    }
+
+    private static double positive(CliArgs a, String key) {
+        double v = a.doubleValue(key, null);
+        if (!(v > 0)) {
+            throw new UsageException("--" + key + " must be > 0; got " + v);
+        }
+        return v;
+    }
+
+    private static Conversion conversion(CliArgs a) {
+        String c = a.string("conversion", "improved");
+        return switch (c) {
+            case "improved" -> Conversion.IMPROVED;
+            case "classic" -> Conversion.CLASSIC;
+            default -> throw new UsageException("--conversion must be improved or classic; got '" + c + "'");
+        };
+    }
+
+    private static void noPositional(CliArgs a) {
+        if (!a.positional().isEmpty()) {
+            throw new UsageException("unexpected argument '" + a.positional().get(0) + "'");
+        }
+    }
+
+    private static Double finiteOrNull(double x) {
+        return Double.isFinite(x) ? x : null;
     }
 }

@@ -201,6 +201,56 @@ public final class EnsembleBudgetFilter {
         return accountant.rdp();
     }
 
+    /**
+     * Planning: the largest N such that N releases, each costing {@code rdpPerRelease} (on the
+     * config's grid) and {@code deltaPerRelease}, fit the budget (0 if not even one fits; capped at
+     * 10¹⁵). ε(N) is non-decreasing in N, so a binary search is exact.
+     */
+    public static long maxReleases(Config config, double[] rdpPerRelease, double deltaPerRelease) {
+        checkNotNull("config", config);
+        checkNotNull("rdpPerRelease", rdpPerRelease);
+        checkArgument(rdpPerRelease.length == config.grid().size(), "rdpPerRelease must match the grid");
+        long lo = 0;
+        long hi = 1;
+        long cap = 1_000_000_000_000_000L;
+        while (hi <= cap && fitsN(config, rdpPerRelease, deltaPerRelease, hi)) {
+            lo = hi;
+            hi *= 2;
+        }
+        if (hi > cap) {
+            return cap;
+        }
+        while (hi - lo > 1) {
+            long mid = lo + (hi - lo) / 2;
+            if (fitsN(config, rdpPerRelease, deltaPerRelease, mid)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** {@link #maxReleases(Config, double[], double)} for a worst-case event (data-independent). */
+    public static long maxReleases(Config config, PrivacyEvent worstCaseEvent) {
+        return maxReleases(config,
+                RdpAccountant.rdpOf(worstCaseEvent, config.grid(), PateAccounting.DATA_INDEPENDENT),
+                RdpAccountant.deltaOf(worstCaseEvent));
+    }
+
+    /** ε after N releases of the given per-release cost. */
+    public static EpsilonAtOrder epsilonAfter(Config config, double[] rdpPerRelease, double deltaPerRelease, long n) {
+        double[] rdp = new double[rdpPerRelease.length];
+        for (int i = 0; i < rdp.length; i++) {
+            rdp[i] = n * rdpPerRelease[i];
+        }
+        return RdpAccountantAccess.epsilon(config, rdp, Math.min(1, n * deltaPerRelease));
+    }
+
+    private static boolean fitsN(Config config, double[] rdpPerRelease, double deltaPerRelease, long n) {
+        return epsilonAfter(config, rdpPerRelease, deltaPerRelease, n).epsilon() <= config.budget().epsilon();
+    }
+
     /** Converts a prospective curve without touching the accountant. */
     private static final class RdpAccountantAccess {
         static EpsilonAtOrder epsilon(Config c, double[] rdp, double approxDelta) {

@@ -78,6 +78,23 @@ class RdpAccountantTest {
         rel(10 * Rdp.poissonSubsampledGaussian(0.1, 2, 5), 0.07736968489795838);
     }
 
+    /** tf_privacy test_check_composition (old orders, classic conversion): ε ≤ 8.509656. */
+    @Test
+    void oldCheckComposition() {
+        double[] orders = new double[99 + 52];
+        for (int x = 1; x < 100; x++) {
+            orders[x - 1] = 1 + x / 10.0;
+        }
+        for (int a = 12; a < 64; a++) {
+            orders[99 + a - 12] = a;
+        }
+        RdpAccountant acc = new RdpAccountant(OrderGrid.of(orders));
+        acc.compose(new PrivacyEvent.PoissonSubsampledGaussian(1e-4, 0.4), 40000);
+        acc.compose(new PrivacyEvent.PoissonSubsampledGaussian(0.1, 2), 100);
+        EpsilonAtOrder e = acc.epsilon(1e-5, Conversion.CLASSIC);
+        assertThat(e.epsilon()).isLessThanOrEqualTo(8.509656).isGreaterThan(7.99); // 7.9996 at α = 2.7 here
+    }
+
     @Test
     void pureDpConversion_vector() {
         double[] orders = new double[31];
