@@ -61,6 +61,15 @@ public final class Mechanisms {
         return REQUIRED.keySet();
     }
 
+    /**
+     * Whether {@code name} is differentially private. False only for the evaluation references
+     * TARGMAX_T and TWS_T, whose output must never leave the data owner.
+     */
+    public static boolean isDifferentiallyPrivate(String name) {
+        checkKnown(name);
+        return !name.equals(ThresholdArgmax.NAME) && !name.equals(ThresholdWeightedSampling.NAME);
+    }
+
     /** The parameters {@code name} accepts (required first). */
     public static List<String> parameters(String name) {
         checkKnown(name);

@@ -39,6 +39,12 @@ class MechanismsTest {
     }
 
     @Test
+    void isDifferentiallyPrivate_isFalseOnlyForTheThresholdReferences() {
+        assertThat(Mechanisms.names().stream().filter(n -> !Mechanisms.isDifferentiallyPrivate(n)))
+                .containsExactly("targmax", "tws");
+    }
+
+    @Test
     void create_namesMatchMechanismName() {
         assertThat(create("hot-pate", Map.of("sigma", 4.0)).name()).isEqualTo("hot-pate");
         assertThat(create("gnmax", Map.of("sigma", 4.0)).name()).isEqualTo("gnmax");
