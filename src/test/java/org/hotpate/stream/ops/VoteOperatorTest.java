@@ -1,0 +1,150 @@
+package org.hotpate.stream.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hotpate.stream.Fixtures.certain;
+import static org.hotpate.stream.Fixtures.modelVote;
+import static org.hotpate.stream.Fixtures.sparse;
+import static org.hotpate.stream.Fixtures.step;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.model.Distribution;
+import org.hotpate.stream.model.GenerationStep;
+import org.hotpate.stream.model.LedgerEntry;
+import org.hotpate.stream.model.Rejected;
+import org.hotpate.stream.model.Vote;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class VoteOperatorTest {
+    private KeyedBroadcastOperatorTestHarness<Long, Distribution, GenerationStep, Vote> h;
+
+    private void open(double perTeacherBudget, double perVote) throws Exception {
+        VoteOperator op = new VoteOperator(new VoteOperator.Settings("dist", 3, 1000, 60_000, perTeacherBudget, perVote,
+                new JobConfig.Sampler(true, 42)));
+        h = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(op, Distribution::teacherId, Types.LONG,
+                VoteOperator.OPEN_STEPS);
+        h.setProcessingTime(0);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        h.close();
+    }
+
+    private List<String> reasons() {
+        return h.getSideOutput(Tags.REJECTED) == null ? List.of()
+                : h.getSideOutput(Tags.REJECTED).stream().map(r -> r.getValue().reason()).collect(Collectors.toList());
+    }
+
+    @Test
+    void shouldDropDuplicateVotesOfATeacher() throws Exception {
+        open(0, 0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processElement(certain(1, 0, 0, 0, 3), 0);
+        h.processElement(certain(1, 0, 0, 0, 4), 0); // a second answer, even a different one
+        h.processElement(certain(2, 0, 0, 0, 4), 0);
+        assertThat(h.extractOutputValues()).extracting(Vote::teacherId, Vote::token)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, 3), org.assertj.core.groups.Tuple.tuple(2L, 4));
+        assertThat(reasons()).containsExactly(Rejected.DUPLICATE_VOTE);
+    }
+
+    @Test
+    void shouldAllowOneVotePerAttempt() throws Exception {
+        open(0, 0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processElement(certain(1, 0, 0, 0, 3), 0);
+        h.processBroadcastElement(step(0, 0, 1), 0); // resample: a new attempt is a new question
+        h.processElement(certain(1, 0, 0, 1, 3), 0);
+        assertThat(h.extractOutputValues()).hasSize(2);
+        assertThat(reasons()).isEmpty();
+    }
+
+    @Test
+    void shouldRejectInvalidRecordsWithReasons() throws Exception {
+        open(0, 0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processElement(certain(7, 0, 0, 0, 3), 0); // not in 0..2
+        h.processElement(sparse(0, 0, 0, 0, new int[] {1, 2}, new double[] {0.9, 0.6}), 0); // mass > 1
+        h.processElement(sparse(0, 0, 0, 0, new int[] {1, 1}, new double[] {0.1, 0.1}), 0); // duplicate token
+        h.processElement(certain(0, 0, 0, 0, 10), 0); // token outside the vocabulary of 10
+        h.processElement(modelVote(1, 0, 0, 0, 3, 99), 0); // wrong randomness version
+        h.processElement(modelVote(2, 0, 0, 0, 12, CoreBindings.RANDOMNESS_VERSION), 0);
+        assertThat(reasons()).containsExactly(Rejected.UNKNOWN_TEACHER, Rejected.INVALID_DISTRIBUTION,
+                Rejected.INVALID_DISTRIBUTION, Rejected.INVALID_DISTRIBUTION, Rejected.RANDOMNESS_VERSION,
+                Rejected.INVALID_DISTRIBUTION);
+        assertThat(h.getSideOutput(Tags.REJECTED)).extracting(r -> r.getValue().detail()).allMatch(d -> !d.isBlank());
+        assertThat(h.extractOutputValues()).isEmpty();
+        // A rejected answer does not use up the teacher's vote: a valid one still counts.
+        h.processElement(certain(0, 0, 0, 0, 5), 0);
+        assertThat(h.extractOutputValues()).extracting(Vote::token).containsExactly(5);
+    }
+
+    @Test
+    void shouldSkipRetiredTeachersAndAnnounceRetirementOnce() throws Exception {
+        open(2.0, 1.0); // two token votes per teacher
+        for (int s = 0; s < 4; s++) {
+            h.processBroadcastElement(step(0, s, 0), 0);
+            h.processElement(certain(1, 0, s, 0, 3), 0);
+        }
+        assertThat(h.extractOutputValues()).extracting(Vote::token).containsExactly(3, 3, Vote.ABSTAIN, Vote.ABSTAIN);
+        assertThat(h.getSideOutput(Tags.LEDGER)).extracting(StreamRecord::getValue)
+                .extracting(LedgerEntry::kind, LedgerEntry::teacherId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("TEACHER_RETIRED", 1L));
+    }
+
+    @Test
+    void shouldNotChargeAbstentions() throws Exception {
+        open(1.0, 1.0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processElement(sparse(1, 0, 0, 0, new int[0], new double[0]), 0); // all residual: abstains
+        h.processBroadcastElement(step(0, 1, 0), 0);
+        h.processElement(certain(1, 0, 1, 0, 3), 0);
+        assertThat(h.extractOutputValues()).extracting(Vote::token).containsExactly(Vote.ABSTAIN, 3);
+    }
+
+    @Test
+    void shouldHoldAnAnswerUntilItsStepArrives() throws Exception {
+        open(0, 0);
+        h.processElement(certain(1, 0, 0, 0, 3), 0);
+        assertThat(h.extractOutputValues()).isEmpty();
+        h.processBroadcastElement(step(0, 0, 0), 50);
+        h.setProcessingTime(200);
+        assertThat(h.extractOutputValues()).extracting(Vote::token).containsExactly(3);
+        assertThat(h.numProcessingTimeTimers()).isZero(); // nothing pending any more
+        h.processElement(certain(1, 0, 0, 0, 3), 300);
+        assertThat(reasons()).containsExactly(Rejected.DUPLICATE_VOTE);
+    }
+
+    @Test
+    void shouldDeadLetterAnswersForStepsThatNeverOpen() throws Exception {
+        open(0, 0);
+        h.processElement(certain(1, 5, 0, 0, 3), 0);
+        h.setProcessingTime(600);
+        assertThat(reasons()).isEmpty();
+        h.setProcessingTime(1000);
+        assertThat(reasons()).containsExactly(Rejected.UNKNOWN_STEP);
+        assertThat(h.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void shouldForgetAStepOnceItsSequenceMovesOn() throws Exception {
+        open(0, 0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processBroadcastElement(step(0, 1, 0), 0);
+        Map<String, GenerationStep> open = new java.util.HashMap<>();
+        h.getBroadcastState(VoteOperator.OPEN_STEPS).entries().forEach(e -> open.put(e.getKey(), e.getValue()));
+        assertThat(open).containsOnlyKeys(step(0, 1, 0).stepKey());
+        h.processElement(certain(1, 0, 0, 0, 3), 0); // late answer for the superseded step
+        h.setProcessingTime(1000);
+        assertThat(reasons()).containsExactly(Rejected.UNKNOWN_STEP);
+        assertThat(h.extractOutputValues()).isEmpty();
+    }
+}
