@@ -45,6 +45,22 @@ class MechanismsTest {
     }
 
     @Test
+    void tws_sameSeed_sameReleases() {
+        org.hotpate.core.vote.VoteHistogram h =
+                org.hotpate.core.vote.VoteHistogram.ofCounts(N, Map.of(1, 30, 2, 30, 3, 30));
+        AggregationMechanism a = create("tws", Map.of("threshold", 1.0, "seed", 7.0));
+        AggregationMechanism b = create("tws", Map.of("threshold", 1.0, "seed", 7.0));
+        StringBuilder sa = new StringBuilder();
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 64; i++) {
+            sa.append(a.release(h).token().getAsInt());
+            sb.append(b.release(h).token().getAsInt());
+        }
+        assertThat(sa.toString()).isEqualTo(sb.toString());
+        assertThat(sa.toString()).contains("1", "2", "3"); // missing one has probability < 3·(2/3)^64
+    }
+
+    @Test
     void create_namesMatchMechanismName() {
         assertThat(create("hot-pate", Map.of("sigma", 4.0)).name()).isEqualTo("hot-pate");
         assertThat(create("gnmax", Map.of("sigma", 4.0)).name()).isEqualTo("gnmax");

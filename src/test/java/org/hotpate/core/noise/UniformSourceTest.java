@@ -63,4 +63,29 @@ class UniformSourceTest {
         long s2 = NoiseSources.secure().nextLong(Long.MAX_VALUE);
         assertThat(s1).isNotEqualTo(s2); // equal with probability ~1e-19
     }
+
+    @Test
+    void secureSource_isUsableFromManyThreadsAtOnce() throws Exception {
+        DiscreteGaussian g = DiscreteGaussian.withSigma(3);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<Double>> results = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                results.add(pool.submit(() -> {
+                    double sq = 0;
+                    for (int i = 0; i < 20_000; i++) {
+                        long x = g.sample(NoiseSources.secure());
+                        sq += (double) x * x;
+                    }
+                    return sq / 20_000;
+                }));
+            }
+            // Var = 9; sd of a 20 000-sample variance ≈ 9·√(2/20000) = 0.09; bound 6 sd per thread.
+            for (var f : results) {
+                assertThat(f.get()).isCloseTo(9, within(0.54));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
