@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * fixed step seeds (deterministic runs). Tolerances are Z = 5 standard errors of the estimate
  * derived from the number of draws: a correct sampler fails one two-sided comparison with
  * probability ≈ 5.7e-7 (one-sided ≈ 2.9e-7); with ≈ 250 comparisons in this class, the chance that
- * a correct implementation fails on a fresh seed is below 1.5e-4.
+ * a correct implementation fails on a fresh seed is below 1.5e-4. Tests of the tests: deliberately
+ * broken samplers (greedy, squared probabilities, a shared residual draw, independent votes for
+ * Lemma 1) are shown to fail the same checks.
  */
 class SamplerLawsTest {
     private static final double Z = 5;
@@ -211,6 +213,17 @@ class SamplerLawsTest {
         }
     }
 
+    private static double bothAbstainRate(Sampler s, SparseProbabilities d, long ka, long kb, int n) {
+        int both = 0;
+        for (int draw = 0; draw < n; draw++) {
+            StepRandomness sr = step("residual", draw, 3);
+            if (s.vote(d, sr, ka) == ABSTAIN && s.vote(d, sr, kb) == ABSTAIN) {
+                both++;
+            }
+        }
+        return both / (double) n;
+    }
+
     @Test
     void residualIsNotCoordinated_bothAbstainAtTheExactRate() {
         // Identical teachers, residual r. Each abstains iff r/u_own > M, with M = max_j p_j/u_j
@@ -219,18 +232,63 @@ class SamplerLawsTest {
         double r = 0.5;
         SparseProbabilities d = new SparseProbabilities(new int[] {0, 1, 2}, new double[] {.25, .15, .1});
         int n = 200_000;
-        int both = 0;
-        long ka = SeedDerivation.teacherKey("A");
-        long kb = SeedDerivation.teacherKey("B");
-        for (int draw = 0; draw < n; draw++) {
-            StepRandomness sr = step("residual", draw, 3);
-            if (COORD.vote(d, sr, ka) == ABSTAIN && COORD.vote(d, sr, kb) == ABSTAIN) {
-                both++;
-            }
-        }
         double expected = 1 - 2 * (1 - r) + (1 - r) / (1 + r);
-        assertThat(both / (double) n).isCloseTo(expected, within(Z * se(expected, n)));
-        assertThat(expected).isLessThan(r - 10 * Z * se(expected, n));
+        double got = bothAbstainRate(COORD, d, SeedDerivation.teacherKey("A"), SeedDerivation.teacherKey("B"), n);
+        assertThat(got).isCloseTo(expected, within(Z * se(expected, n)));
+        // Test of the test: a broken variant whose residual draw is shared (both teachers use one
+        // key) abstains together with probability r, far outside the tolerance.
+        double broken = bothAbstainRate(COORD, d, 1, 1, n);
+        assertThat(broken).isCloseTo(r, within(Z * se(r, n)));
+        assertThat(Math.abs(broken - expected)).isGreaterThan(10 * Z * se(expected, n));
+    }
+
+    @Test
+    void marginalCheck_catchesABrokenSampler() {
+        // Test of the test: "vote for the most likely listed token" has the right support but the
+        // wrong law; the marginal check must reject it, and a sampler that squares p as well.
+        Sampler greedy = new Sampler() {
+            @Override
+            public int vote(TeacherDistribution d, StepRandomness r, long key) {
+                double[] ones = new double[32];
+                java.util.Arrays.fill(ones, 1.0); // u_j = 1 for all j: argmax p, no randomness
+                return Samplers.coordinated().vote(d, StepRandomness.fromExponentials(0, ones), key);
+            }
+
+            @Override
+            public String name() {
+                return "greedy";
+            }
+        };
+        int[] tokens = {3, 7, 11};
+        double[] probs = {.5, .3, .2};
+        SparseProbabilities d = new SparseProbabilities(tokens, probs);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> assertMarginals(greedy, d, expectation(tokens, probs, 0), 16))
+                .isInstanceOf(AssertionError.class);
+        Sampler squared = new Sampler() {
+            @Override
+            public int vote(TeacherDistribution dist, StepRandomness r, long key) {
+                SparseProbabilities s = (SparseProbabilities) dist;
+                double[] q = new double[s.size()];
+                double total = 0;
+                for (int i = 0; i < q.length; i++) {
+                    q[i] = s.probAt(i) * s.probAt(i);
+                    total += q[i];
+                }
+                for (int i = 0; i < q.length; i++) {
+                    q[i] /= total;
+                }
+                return Samplers.coordinated().vote(new SparseProbabilities(s.tokens(), q), r, key);
+            }
+
+            @Override
+            public String name() {
+                return "squared";
+            }
+        };
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> assertMarginals(squared, d, expectation(tokens, probs, 0), 16))
+                .isInstanceOf(AssertionError.class);
     }
 
     // ---- Hot PATE Claim 1, Lemma 1, Lemma 2 on generated ensembles ----
