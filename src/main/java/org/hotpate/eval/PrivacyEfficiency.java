@@ -1,0 +1,382 @@
+package org.hotpate.eval;
+
+import static org.hotpate.core.util.Preconditions.checkArgument;
+import static org.hotpate.core.util.Preconditions.checkNotNull;
+import static org.hotpate.core.util.Preconditions.checkPositive;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.apache.commons.math3.special.Erf;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.mechanism.Release;
+import org.hotpate.core.privacy.Conversion;
+import org.hotpate.core.privacy.OrderGrid;
+import org.hotpate.core.privacy.PateAccounting;
+import org.hotpate.core.privacy.PrivacyBudget;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.privacy.RdpAccountant;
+import org.hotpate.core.vote.VoteHistogram;
+
+/**
+ * Privacy efficiency: how many useful tokens hot (coordinated) and cold (independent) PATE yield
+ * under one DP mechanism before a fixed (ε, δ) budget runs out.
+ *
+ * <p>Protocol (docs/evaluation.md):
+ * <ol>
+ *   <li><b>Tuning</b> (per mechanism and sampler, so cold PATE gets its best shot too): over a
+ *       grid of noise parameters, predict tokens = K × Pr[useful token], where K is the number of
+ *       steps the data-independent RDP budget affords (expected per-step curve for
+ *       Confident-GNMax) and Pr[useful token] is estimated on the r recorded histograms with
+ *       simulated noise (seeded; used only to choose parameters, never released).
+ *   <li><b>Run</b> with the chosen parameters: steps cycle through the r histograms (the workload
+ *       is one prompt, so the draws are i.i.d. steps); each step asks the {@link
+ *       EnsembleBudgetFilter} whether the worst-case event still fits, releases through the real
+ *       mechanism (secure noise), charges the realized event, and stops at the first step that
+ *       would not fit (or at {@code maxSteps}).
+ * </ol>
+ * A token is <b>useful</b> when it is the noise-free plurality of its histogram (the classic PATE
+ * "agreement with the ensemble"); ⊥ and noise-driven tokens are not counted. Accounting is
+ * data-independent throughout (safe to publish and to stop on).
+ */
+public final class PrivacyEfficiency {
+
+    /** Builds a mechanism by name (the production provider wraps {@code Mechanisms.create}). */
+    @FunctionalInterface
+    public interface MechanismProvider {
+        AggregationMechanism create(String mechanism, Map<String, Double> params, int vocabularySize, int teachers);
+    }
+
+    /** One run of one sampler under one mechanism. */
+    public record Run(
+            String sampler,
+            Map<String, Double> params,
+            double predictedTokens,
+            long steps,
+            long answered,
+            long tokens,
+            int distinctTokens,
+            double spentEpsilon,
+            boolean capped) {}
+
+    /** Hot vs cold under one mechanism; ratio is tokens(hot)/tokens(cold), null if cold yields none. */
+    public record Result(String mechanism, Run coordinated, Run independent, Double ratio) {}
+
+    /** The mechanisms this evaluation knows how to tune. */
+    public static final List<String> MECHANISMS = List.of("gnmax", "confident-gnmax", "lnmax");
+
+    private static final double[] THRESHOLD_FRACTIONS = {0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6};
+
+    private final PrivacyBudget budget;
+    private final long maxSteps;
+    private final int vocabularySize;
+    private final MechanismProvider provider;
+    private final long tuningSeed;
+    private final OrderGrid grid = OrderGrid.dpAccountingDefault();
+
+    public PrivacyEfficiency(PrivacyBudget budget, long maxSteps, int vocabularySize, MechanismProvider provider, long tuningSeed) {
+        this.budget = checkNotNull("budget", budget);
+        this.maxSteps = checkPositive("maxSteps", maxSteps);
+        this.vocabularySize = checkPositive("vocabularySize", vocabularySize);
+        this.provider = checkNotNull("provider", provider);
+        this.tuningSeed = tuningSeed;
+    }
+
+    public Result evaluate(String mechanism, DrawSet hot, DrawSet cold, Progress progress) {
+        checkArgument(MECHANISMS.contains(mechanism), "mechanism must be one of " + MECHANISMS + "; got '" + mechanism + "'");
+        Run h = run(mechanism, hot, progress);
+        Run c = run(mechanism, cold, progress);
+        Double ratio = c.tokens() > 0 ? (double) h.tokens() / c.tokens() : null;
+        return new Result(mechanism, h, c, ratio);
+    }
+
+    private Run run(String mechanism, DrawSet draws, Progress progress) {
+        Pool pool = new Pool(draws, vocabularySize);
+        Tuned best = tune(mechanism, pool);
+        AggregationMechanism m = provider.create(mechanism, best.params, vocabularySize, draws.teachers());
+        EnsembleBudgetFilter filter = EnsembleBudgetFilter.create(budget);
+        long steps = 0;
+        long answered = 0;
+        long tokens = 0;
+        Set<Integer> distinct = new HashSet<>();
+        long expected = Math.max(1, Math.min(maxSteps, best.steps));
+        progress.start(mechanism + " " + draws.sampler() + " steps at eps=" + budget.epsilon(), expected);
+        boolean capped = false;
+        while (true) {
+            if (steps >= maxSteps) {
+                capped = true;
+                break;
+            }
+            int h = (int) (steps % pool.size());
+            if (!filter.canAfford(worstCase(mechanism, best.params, pool.profile(h)))) {
+                break;
+            }
+            Release r = m.release(pool.histogram(h));
+            filter.charge(r.event());
+            steps++;
+            if (!r.isFail()) {
+                answered++;
+                int token = r.token().getAsInt();
+                if (pool.isPlurality(h, token)) {
+                    tokens++;
+                    distinct.add(token);
+                }
+            }
+            progress.step();
+        }
+        progress.finish();
+        return new Run(draws.sampler(), best.params, best.predictedTokens, steps, answered, tokens,
+                distinct.size(), filter.spentEpsilon(), capped);
+    }
+
+    // ---- tuning -------------------------------------------------------------------------------
+
+    private record Tuned(Map<String, Double> params, double predictedTokens, long steps) {}
+
+    Tuned tune(String mechanism, Pool pool) {
+        double[] scales = scaleGrid(pool.teachers);
+        SplittableRandom rnd = new SplittableRandom(tuningSeed);
+        Tuned best = null;
+        switch (mechanism) {
+            case "gnmax" -> {
+                for (double s : scales) {
+                    double pc = pool.pluralityProbability(s, false, rnd);
+                    long k = affordableSteps(new double[][] {rdp(gnmax(s))}, new double[] {1});
+                    best = better(best, new Tuned(Map.of("sigma", s), k * pc, k));
+                }
+            }
+            case "lnmax" -> {
+                for (double s : scales) {
+                    double pc = pool.pluralityProbability(s, true, rnd);
+                    long k = affordableSteps(new double[][] {rdp(lnmax(s))}, new double[] {1});
+                    best = better(best, new Tuned(Map.of("scale", s), k * pc, k));
+                }
+            }
+            case "confident-gnmax" -> {
+                // Pr[plurality | answered-step] per draw depends on sigma2 only: estimate once per sigma2.
+                double[][] pcByDraw = new double[scales.length][];
+                for (int b = 0; b < scales.length; b++) {
+                    pcByDraw[b] = pool.pluralityProbabilityByDraw(scales[b], rnd);
+                }
+                for (double f : THRESHOLD_FRACTIONS) {
+                    double t = Math.round(f * pool.teachers);
+                    for (double s1 : scales) {
+                        double[] pAns = pool.answerProbabilityByDraw(s1, t);
+                        double meanAns = Arrays.stream(pAns).average().orElse(0);
+                        double[] thr = rdp(confident(s1, t, 1, false));
+                        for (int b = 0; b < scales.length; b++) {
+                            double s2 = scales[b];
+                            double pTok = 0;
+                            for (int h = 0; h < pAns.length; h++) {
+                                pTok += pAns[h] * pcByDraw[b][h];
+                            }
+                            pTok /= pAns.length;
+                            double[] gn = rdp(gnmax(s2));
+                            long k = affordableSteps(new double[][] {thr, gn}, new double[] {1, meanAns});
+                            Map<String, Double> p = new LinkedHashMap<>();
+                            p.put("sigma1", s1);
+                            p.put("threshold", t);
+                            p.put("sigma2", s2);
+                            best = better(best, new Tuned(p, k * pTok, k));
+                        }
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);
+        }
+        return best;
+    }
+
+    private static Tuned better(Tuned a, Tuned b) {
+        return a == null || b.predictedTokens > a.predictedTokens ? b : a;
+    }
+
+    /** Noise scales 1, √2, 2, … up to 2n. */
+    static double[] scaleGrid(int teachers) {
+        List<Double> g = new ArrayList<>();
+        for (int j = 0; Math.pow(2, j / 2.0) <= 2.0 * teachers; j++) {
+            g.add(Math.pow(2, j / 2.0));
+        }
+        return g.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private double[] rdp(PrivacyEvent e) {
+        return RdpAccountant.rdpOf(e, grid, PateAccounting.DATA_INDEPENDENT);
+    }
+
+    /** The largest K ≤ maxSteps with ε(K·Σ weight_i·curve_i) ≤ budget (binary search). */
+    long affordableSteps(double[][] curves, double[] weights) {
+        double[] perStep = new double[grid.size()];
+        for (int c = 0; c < curves.length; c++) {
+            for (int i = 0; i < perStep.length; i++) {
+                perStep[i] += weights[c] * curves[c][i];
+            }
+        }
+        long lo = 0;
+        long hi = maxSteps;
+        if (fits(perStep, hi)) {
+            return hi;
+        }
+        while (hi - lo > 1) {
+            long mid = (lo + hi) >>> 1;
+            if (fits(perStep, mid)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    private boolean fits(double[] perStep, long k) {
+        double[] total = new double[perStep.length];
+        for (int i = 0; i < total.length; i++) {
+            total[i] = k * perStep[i];
+        }
+        double eps = RdpAccountant.restore(grid, PateAccounting.DATA_INDEPENDENT, total, 0)
+                .epsilon(budget.delta(), Conversion.IMPROVED).epsilon();
+        return eps <= budget.epsilon();
+    }
+
+    private PrivacyEvent.CountProfile dummyProfile() {
+        return new PrivacyEvent.CountProfile(new int[0], vocabularySize, 1);
+    }
+
+    private PrivacyEvent gnmax(double sigma) {
+        return new PrivacyEvent.Gnmax(sigma, dummyProfile());
+    }
+
+    private PrivacyEvent lnmax(double scale) {
+        return new PrivacyEvent.Lnmax(scale, dummyProfile());
+    }
+
+    private PrivacyEvent confident(double s1, double t, double s2, boolean answered) {
+        return new PrivacyEvent.ConfidentGnmax(s1, t, s2, answered, dummyProfile());
+    }
+
+    /** The costliest event one step of this mechanism can produce (for the budget filter). */
+    static PrivacyEvent worstCase(String mechanism, Map<String, Double> p, PrivacyEvent.CountProfile profile) {
+        return switch (mechanism) {
+            case "gnmax" -> new PrivacyEvent.Gnmax(p.get("sigma"), profile);
+            case "lnmax" -> new PrivacyEvent.Lnmax(p.get("scale"), profile);
+            case "confident-gnmax" -> new PrivacyEvent.ConfidentGnmax(
+                    p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true, profile);
+            default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);
+        };
+    }
+
+    // ---- the pooled histograms ----------------------------------------------------------------
+
+    /** The r histograms of one sampler with what tuning and scoring need. */
+    static final class Pool {
+        final int teachers;
+        private final int vocabularySize;
+        private final DrawSet draws;
+        private final VoteHistogram[] histograms;
+        private final PrivacyEvent.CountProfile[] profiles;
+        private final int[] max;
+
+        Pool(DrawSet draws, int vocabularySize) {
+            this.draws = draws;
+            this.teachers = draws.teachers();
+            this.vocabularySize = vocabularySize;
+            int r = draws.draws();
+            histograms = new VoteHistogram[r];
+            profiles = new PrivacyEvent.CountProfile[r];
+            max = new int[r];
+            for (int h = 0; h < r; h++) {
+                histograms[h] = draws.histogram(h);
+                profiles[h] = new PrivacyEvent.CountProfile(histograms[h].countsDescending(), vocabularySize, teachers);
+                max[h] = histograms[h].maxCount();
+            }
+        }
+
+        int size() {
+            return histograms.length;
+        }
+
+        VoteHistogram histogram(int h) {
+            return histograms[h];
+        }
+
+        PrivacyEvent.CountProfile profile(int h) {
+            return profiles[h];
+        }
+
+        boolean isPlurality(int h, int token) {
+            return max[h] > 0 && histograms[h].count(token) == max[h];
+        }
+
+        /** Pr[answered] of the threshold step per draw: Pr[max c + N(0, σ1²) ≥ T], exactly. */
+        double[] answerProbabilityByDraw(double sigma1, double threshold) {
+            double[] p = new double[max.length];
+            for (int h = 0; h < p.length; h++) {
+                p[h] = 0.5 * Erf.erfc((threshold - max[h]) / (sigma1 * Math.sqrt(2)));
+            }
+            return p;
+        }
+
+        double pluralityProbability(double scale, boolean laplace, SplittableRandom rnd) {
+            double s = 0;
+            for (int h = 0; h < max.length; h++) {
+                s += noisyArgmaxIsPlurality(h, scale, laplace, rnd) ? 1 : 0;
+            }
+            return s / max.length;
+        }
+
+        double[] pluralityProbabilityByDraw(double sigma, SplittableRandom rnd) {
+            double[] p = new double[max.length];
+            for (int h = 0; h < p.length; h++) {
+                p[h] = noisyArgmaxIsPlurality(h, sigma, false, rnd) ? 1 : 0;
+            }
+            return p;
+        }
+
+        /**
+         * One simulated noisy argmax over the whole vocabulary: noise on every counted token, and
+         * the maximum noise of the m zero-count tokens drawn at once by inverse CDF (F^m).
+         */
+        private boolean noisyArgmaxIsPlurality(int h, double scale, boolean laplace, SplittableRandom rnd) {
+            int[] counts = draws.counts().get(h);
+            double bestPlurality = Double.NEGATIVE_INFINITY;
+            double bestOther = Double.NEGATIVE_INFINITY;
+            for (int c : counts) {
+                double v = c + noise(scale, laplace, rnd);
+                if (c == max[h]) {
+                    bestPlurality = Math.max(bestPlurality, v);
+                } else {
+                    bestOther = Math.max(bestOther, v);
+                }
+            }
+            int zeros = vocabularySize - counts.length;
+            if (zeros > 0) {
+                bestOther = Math.max(bestOther, maxOfNoises(zeros, scale, laplace, rnd));
+            }
+            return max[h] > 0 && bestPlurality > bestOther;
+        }
+
+        private static double noise(double scale, boolean laplace, SplittableRandom rnd) {
+            if (laplace) {
+                double u = rnd.nextDouble() - 0.5;
+                return -scale * Math.signum(u) * Math.log(1 - 2 * Math.abs(u));
+            }
+            double u1 = 1.0 - rnd.nextDouble();
+            return scale * Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rnd.nextDouble());
+        }
+
+        private static double maxOfNoises(int m, double scale, boolean laplace, SplittableRandom rnd) {
+            double u = 1.0 - rnd.nextDouble();
+            double q = -Math.expm1(Math.log(u) / m); // 1 − F(max) = 1 − U^{1/m}
+            if (laplace) {
+                return q <= 0.5 ? -scale * Math.log(2 * q) : scale * Math.log(2 * (1 - q));
+            }
+            return scale * Math.sqrt(2) * Erf.erfcInv(2 * q);
+        }
+    }
+}
