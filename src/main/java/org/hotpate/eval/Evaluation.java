@@ -27,6 +27,7 @@ public final class Evaluation {
             List<String> mechanisms,
             PrivacyBudget budget,
             long maxSteps,
+            double minPrecision,
             Optional<YieldOptions> yield) {
         public Options {
             checkNotNull("thresholds", thresholds);
@@ -44,6 +45,7 @@ public final class Evaluation {
             }
             checkNotNull("budget", budget);
             checkPositive("maxSteps", maxSteps);
+            org.hotpate.core.util.Preconditions.checkProbability("minPrecision", minPrecision);
             checkNotNull("yield", yield);
         }
 
@@ -128,7 +130,8 @@ public final class Evaluation {
                 note = "skipped: the steps have different ensemble sizes, so their histograms cannot be pooled";
             } else {
                 int vocab = steps.stream().mapToInt(EvalEnsemble::vocabularySize).max().orElseThrow();
-                PrivacyEfficiency pe = new PrivacyEfficiency(o.budget(), o.maxSteps(), vocab, provider, o.seed());
+                PrivacyEfficiency pe = new PrivacyEfficiency(o.budget(), o.maxSteps(), vocab, provider, o.seed(),
+                        PrivacyEfficiency.DEFAULT_TUNING_TRIALS, o.minPrecision());
                 for (String m : o.mechanisms()) {
                     privacy.add(pe.evaluate(m, hot, cold, progress));
                 }

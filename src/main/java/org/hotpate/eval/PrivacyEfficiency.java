@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 import org.apache.commons.math3.special.Erf;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.mechanism.HotPateHomogeneousMechanism;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.OrderGrid;
@@ -57,10 +58,12 @@ public final class PrivacyEfficiency {
     public record Run(
             String sampler,
             Map<String, Double> params,
+            Double threshold,
             double predictedTokens,
             long steps,
             long answered,
             long tokens,
+            double precision,
             int distinctTokens,
             double spentEpsilon,
             boolean capped) {}
@@ -69,7 +72,16 @@ public final class PrivacyEfficiency {
     public record Result(String mechanism, Run coordinated, Run independent, Double ratio) {}
 
     /** The mechanisms this evaluation knows how to tune. */
-    public static final List<String> MECHANISMS = List.of("gnmax", "confident-gnmax", "lnmax");
+    public static final List<String> MECHANISMS = List.of("gnmax", "confident-gnmax", "hot-pate", "lnmax");
+
+    /**
+     * Default number of simulated noise trials behind each tuning estimate: a useful-token
+     * probability p is estimated with standard error √(p/20000), e.g. ±0.0003 at p = 0.002.
+     */
+    public static final int DEFAULT_TUNING_TRIALS = 20_000;
+
+    /** Default precision floor: at least 90% of the released tokens must be useful. */
+    public static final double DEFAULT_MIN_PRECISION = 0.9;
 
     private static final double[] THRESHOLD_FRACTIONS = {0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6};
 
@@ -78,9 +90,23 @@ public final class PrivacyEfficiency {
     private final int vocabularySize;
     private final MechanismProvider provider;
     private final long tuningSeed;
+    private final int tuningTrials;
+    private final double minPrecision;
     private final OrderGrid grid = OrderGrid.dpAccountingDefault();
 
     public PrivacyEfficiency(PrivacyBudget budget, long maxSteps, int vocabularySize, MechanismProvider provider, long tuningSeed) {
+        this(budget, maxSteps, vocabularySize, provider, tuningSeed, DEFAULT_TUNING_TRIALS, DEFAULT_MIN_PRECISION);
+    }
+
+    /**
+     * @param minPrecision the floor on Pr[useful | token released] a setting must reach (predicted
+     *     in tuning) to be chosen: without it, noise far above every count releases near-uniform
+     *     tokens, cheaply, and "hits" the plurality by chance (≈ 1/|V| per step)
+     */
+    public PrivacyEfficiency(PrivacyBudget budget, long maxSteps, int vocabularySize, MechanismProvider provider,
+            long tuningSeed, int tuningTrials, double minPrecision) {
+        this.tuningTrials = checkPositive("tuningTrials", tuningTrials);
+        this.minPrecision = org.hotpate.core.util.Preconditions.checkProbability("minPrecision", minPrecision);
         this.budget = checkNotNull("budget", budget);
         this.maxSteps = checkPositive("maxSteps", maxSteps);
         this.vocabularySize = checkPositive("vocabularySize", vocabularySize);
@@ -97,8 +123,13 @@ public final class PrivacyEfficiency {
     }
 
     private Run run(String mechanism, DrawSet draws, Progress progress) {
-        Pool pool = new Pool(draws, vocabularySize);
+        Pool pool = new Pool(draws, vocabularySize, tuningTrials);
         Tuned best = tune(mechanism, pool);
+        if (best.predictedTokens <= 0) {
+            // No setting on the grid is predicted to yield anything: report zero, spend nothing.
+            return new Run(draws.sampler(), best.params, Double.isNaN(best.threshold) ? null : best.threshold,
+                    0, 0, 0, 0, 0, 0, 0, false);
+        }
         AggregationMechanism m = provider.create(mechanism, best.params, vocabularySize, draws.teachers());
         EnsembleBudgetFilter filter = EnsembleBudgetFilter.create(budget);
         long steps = 0;
@@ -114,7 +145,7 @@ public final class PrivacyEfficiency {
                 break;
             }
             int h = (int) (steps % pool.size());
-            if (!filter.canAfford(worstCase(mechanism, best.params, pool.profile(h)))) {
+            if (!filter.canAfford(worstCase(mechanism, best, pool.profile(h)))) {
                 break;
             }
             Release r = m.release(pool.histogram(h));
@@ -131,13 +162,16 @@ public final class PrivacyEfficiency {
             progress.step();
         }
         progress.finish();
-        return new Run(draws.sampler(), best.params, best.predictedTokens, steps, answered, tokens,
+        return new Run(draws.sampler(), best.params, Double.isNaN(best.threshold) ? null : best.threshold,
+                best.predictedTokens, steps, answered, tokens, answered > 0 ? (double) tokens / answered : 0,
                 distinct.size(), filter.spentEpsilon(), capped);
     }
 
     // ---- tuning -------------------------------------------------------------------------------
 
-    private record Tuned(Map<String, Double> params, double predictedTokens, long steps) {}
+    /** Chosen parameters (as the mechanism factory takes them), the threshold in force (NaN if none). */
+    private record Tuned(Map<String, Double> params, double threshold, double predictedTokens, long steps,
+            double precision) {}
 
     Tuned tune(String mechanism, Pool pool) {
         double[] scales = scaleGrid(pool.teachers);
@@ -148,14 +182,14 @@ public final class PrivacyEfficiency {
                 for (double s : scales) {
                     double pc = pool.pluralityProbability(s, false, rnd);
                     long k = affordableSteps(new double[][] {rdp(gnmax(s))}, new double[] {1});
-                    best = better(best, new Tuned(Map.of("sigma", s), k * pc, k));
+                    best = better(best, new Tuned(Map.of("sigma", s), Double.NaN, k * pc, k, pc));
                 }
             }
             case "lnmax" -> {
                 for (double s : scales) {
                     double pc = pool.pluralityProbability(s, true, rnd);
                     long k = affordableSteps(new double[][] {rdp(lnmax(s))}, new double[] {1});
-                    best = better(best, new Tuned(Map.of("scale", s), k * pc, k));
+                    best = better(best, new Tuned(Map.of("scale", s), Double.NaN, k * pc, k, pc));
                 }
             }
             case "confident-gnmax" -> {
@@ -183,8 +217,35 @@ public final class PrivacyEfficiency {
                             p.put("sigma1", s1);
                             p.put("threshold", t);
                             p.put("sigma2", s2);
-                            best = better(best, new Tuned(p, k * pTok, k));
+                            best = better(best, new Tuned(p, t, k * pTok, k, meanAns > 0 ? pTok / meanAns : 0));
                         }
+                    }
+                }
+            }
+            case "hot-pate" -> {
+                // Algorithm 2: the threshold is fixed by the mechanism, T = n/2 + L(max(σ1, σ2)).
+                double[][] pcByDraw = new double[scales.length][];
+                for (int b = 0; b < scales.length; b++) {
+                    pcByDraw[b] = pool.pluralityProbabilityByDraw(scales[b], rnd);
+                }
+                for (double s1 : scales) {
+                    for (int b = 0; b < scales.length; b++) {
+                        double s2 = scales[b];
+                        double t = pool.teachers / 2.0 + HotPateHomogeneousMechanism.errorBound(
+                                Math.max(s1, s2), vocabularySize, HotPateHomogeneousMechanism.DEFAULT_BETA_FAIL);
+                        double[] pAns = pool.answerProbabilityByDraw(s1, t);
+                        double meanAns = Arrays.stream(pAns).average().orElse(0);
+                        double pTok = 0;
+                        for (int h = 0; h < pAns.length; h++) {
+                            pTok += pAns[h] * pcByDraw[b][h];
+                        }
+                        pTok /= pAns.length;
+                        long k = affordableSteps(new double[][] {rdp(confident(s1, t, 1, false)), rdp(gnmax(s2))},
+                                new double[] {1, meanAns});
+                        Map<String, Double> p = new LinkedHashMap<>();
+                        p.put("sigma1", s1);
+                        p.put("sigma2", s2);
+                        best = better(best, new Tuned(p, t, k * pTok, k, meanAns > 0 ? pTok / meanAns : 0));
                     }
                 }
             }
@@ -193,15 +254,25 @@ public final class PrivacyEfficiency {
         return best;
     }
 
-    private static Tuned better(Tuned a, Tuned b) {
-        return a == null || b.predictedTokens > a.predictedTokens ? b : a;
+    /** The better of two settings: only settings that meet the precision floor can win. */
+    private Tuned better(Tuned a, Tuned b) {
+        boolean bOk = b.precision >= minPrecision && b.predictedTokens > 0;
+        if (a == null) {
+            return bOk ? b : new Tuned(b.params, b.threshold, 0, 0, b.precision);
+        }
+        return bOk && b.predictedTokens > a.predictedTokens ? b : a;
     }
 
-    /** Noise scales 1, √2, 2, … up to 2n. */
+    /** Noise scales 1, 1.5, 2, 3, 5, 7, 10, 15, … up to 2n (round numbers: exact samplers like short rationals). */
     static double[] scaleGrid(int teachers) {
         List<Double> g = new ArrayList<>();
-        for (int j = 0; Math.pow(2, j / 2.0) <= 2.0 * teachers; j++) {
-            g.add(Math.pow(2, j / 2.0));
+        double[] mantissas = {1, 1.5, 2, 3, 5, 7};
+        for (double decade = 1; decade <= 2.0 * teachers; decade *= 10) {
+            for (double m : mantissas) {
+                if (m * decade <= 2.0 * teachers) {
+                    g.add(m * decade);
+                }
+            }
         }
         return g.stream().mapToDouble(Double::doubleValue).toArray();
     }
@@ -261,12 +332,13 @@ public final class PrivacyEfficiency {
     }
 
     /** The costliest event one step of this mechanism can produce (for the budget filter). */
-    static PrivacyEvent worstCase(String mechanism, Map<String, Double> p, PrivacyEvent.CountProfile profile) {
+    private static PrivacyEvent worstCase(String mechanism, Tuned t, PrivacyEvent.CountProfile profile) {
+        Map<String, Double> p = t.params();
         return switch (mechanism) {
             case "gnmax" -> new PrivacyEvent.Gnmax(p.get("sigma"), profile);
             case "lnmax" -> new PrivacyEvent.Lnmax(p.get("scale"), profile);
-            case "confident-gnmax" -> new PrivacyEvent.ConfidentGnmax(
-                    p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true, profile);
+            case "confident-gnmax", "hot-pate" -> new PrivacyEvent.ConfidentGnmax(
+                    p.get("sigma1"), t.threshold(), p.get("sigma2"), true, profile);
             default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);
         };
     }
@@ -281,8 +353,10 @@ public final class PrivacyEfficiency {
         private final VoteHistogram[] histograms;
         private final PrivacyEvent.CountProfile[] profiles;
         private final int[] max;
+        private final int trials;
 
-        Pool(DrawSet draws, int vocabularySize) {
+        Pool(DrawSet draws, int vocabularySize, int trials) {
+            this.trials = trials;
             this.draws = draws;
             this.teachers = draws.teachers();
             this.vocabularySize = vocabularySize;
@@ -322,18 +396,28 @@ public final class PrivacyEfficiency {
             return p;
         }
 
+        /** Noise trials per draw, so that every estimate rests on at least {@code trials} trials. */
+        private int reps() {
+            return (int) Math.ceil((double) trials / max.length);
+        }
+
         double pluralityProbability(double scale, boolean laplace, SplittableRandom rnd) {
-            double s = 0;
-            for (int h = 0; h < max.length; h++) {
-                s += noisyArgmaxIsPlurality(h, scale, laplace, rnd) ? 1 : 0;
-            }
-            return s / max.length;
+            return Arrays.stream(byDraw(scale, laplace, rnd)).average().orElse(0);
         }
 
         double[] pluralityProbabilityByDraw(double sigma, SplittableRandom rnd) {
+            return byDraw(sigma, false, rnd);
+        }
+
+        private double[] byDraw(double scale, boolean laplace, SplittableRandom rnd) {
+            int reps = reps();
             double[] p = new double[max.length];
             for (int h = 0; h < p.length; h++) {
-                p[h] = noisyArgmaxIsPlurality(h, sigma, false, rnd) ? 1 : 0;
+                int hits = 0;
+                for (int rep = 0; rep < reps; rep++) {
+                    hits += noisyArgmaxIsPlurality(h, scale, laplace, rnd) ? 1 : 0;
+                }
+                p[h] = (double) hits / reps;
             }
             return p;
         }

@@ -249,18 +249,23 @@ public final class ReportWriter {
             h.append("<h2>Privacy efficiency: useful tokens at (&epsilon; = ").append(workload.get("epsilon"))
                     .append(", &delta; = ").append(workload.get("delta")).append(")</h2>\n")
                     .append("<p>Data-independent RDP accounting with a budget filter; a useful token is a released token equal to the noise-free plurality. ")
-                    .append("Noise parameters tuned separately for hot and cold on a grid.</p>\n");
+                    .append("Noise parameters tuned separately for hot and cold on a grid, subject to precision (useful/answered) &ge; ")
+                    .append(workload.get("minPrecision")).append(".</p>\n");
             if (!r.privacyNote().isEmpty()) {
                 h.append("<p>").append(esc(r.privacyNote())).append("</p>\n");
             }
             h.append("<table><tr><th>mechanism</th><th>sampler</th><th>parameters</th><th>steps</th><th>answered</th><th>useful tokens</th>")
-                    .append("<th>distinct tokens</th><th>&epsilon; spent</th><th>hot/cold</th></tr>\n");
+                    .append("<th>precision</th><th>distinct tokens</th><th>&epsilon; spent</th><th>hot/cold</th></tr>\n");
             for (PrivacyEfficiency.Result m : r.privacy()) {
                 for (PrivacyEfficiency.Run run : List.of(m.coordinated(), m.independent())) {
                     h.append("<tr><td>").append(esc(m.mechanism())).append("</td><td>").append(run.sampler()).append("</td><td>")
-                            .append(esc(params(run.params()))).append("</td>").append(tdNum(run.steps())).append(tdNum(run.answered()))
-                            .append(tdNum(run.tokens())).append(tdNum(run.distinctTokens())).append(td(run.spentEpsilon(), 3))
+                            .append(esc(params(run.params()) + (run.threshold() != null && !run.params().containsKey("threshold")
+                                    ? ", T=" + fmt(run.threshold(), 1) : "")))
+                            .append("</td>").append(tdNum(run.steps())).append(tdNum(run.answered()))
+                            .append(tdNum(run.tokens())).append(td(run.precision(), 2)).append(tdNum(run.distinctTokens()))
+                            .append(td(run.spentEpsilon(), 3))
                             .append("<td>").append(run == m.coordinated() ? (m.ratio() == null ? "cold yields none" : fmt(m.ratio(), 1) + "&times;") : "")
+                            .append(run.steps() == 0 && run.tokens() == 0 ? "no setting meets the precision floor" : "")
                             .append(run.capped() ? " (capped)" : "").append("</td></tr>\n");
                 }
             }

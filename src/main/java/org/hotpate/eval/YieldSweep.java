@@ -18,7 +18,10 @@ import org.hotpate.teachers.AlphaMixtureEnsemble;
 public final class YieldSweep {
     private YieldSweep() {}
 
-    /** Measured and predicted yield per α. */
+    /**
+     * Measured and predicted yield per α ({@code theory}: {@link #exact} for one private token per
+     * teacher, else the large-n limit {@link #theory}).
+     */
     public record Result(int threshold, int teachers, int commonTokens, int draws,
             double[] alphas, double[] coordinated, double[] independent, double[] theory) {}
 
@@ -27,7 +30,43 @@ public final class YieldSweep {
         return (int) Math.ceil(teachers / Math.E);
     }
 
-    /** 1 − (T/n)^{α/(1−α)} (1 at α = 1). */
+    /**
+     * The exact coordinated yield for the uniform-s α-mixture with one private token per teacher
+     * and T ≥ 2: given E ~ Exp(1) (m·min_j u_j), teacher i votes for the common winner iff its
+     * private u exceeds (1−α)E/α, independently across teachers, so the common count is Bin(n, π)
+     * with π = e^{−cE}, c = (1−α)/α, and private counts are ≤ 1. Substituting π:
+     * Pr[max ≥ T] = (1/c)·∫₀¹ π^{1/c − 1}·Pr[Bin(n, π) ≥ T] dπ (Simpson, 4000 panels).
+     */
+    public static double exact(double alpha, int threshold, int teachers) {
+        if (threshold > teachers) {
+            return 0;
+        }
+        if (alpha >= 1) {
+            return 1;
+        }
+        double c = (1 - alpha) / alpha;
+        int panels = 4000;
+        double h = 1.0 / panels;
+        double sum = 0;
+        for (int i = 0; i <= panels; i++) {
+            double pi = i * h;
+            double f = pi == 0 ? 0 : Math.pow(pi, 1 / c - 1) * binomialTail(teachers, pi, threshold);
+            if (i == 0 && 1 / c < 1) {
+                f = 0; // integrable singularity at 0 only when α < 1/2; the tail Pr[Bin ≥ T] vanishes there
+            }
+            sum += f * (i == 0 || i == panels ? 1 : (i % 2 == 1 ? 4 : 2));
+        }
+        return Math.min(1, Math.max(0, sum * h / 3 / c));
+    }
+
+    private static double binomialTail(int n, double p, int t) {
+        if (p >= 1) {
+            return 1;
+        }
+        return 1 - new org.apache.commons.math3.distribution.BinomialDistribution(null, n, p).cumulativeProbability(t - 1);
+    }
+
+    /** 1 − (T/n)^{α/(1−α)} (1 at α = 1): the large-n limit of {@link #exact}. */
     public static double theory(double alpha, int threshold, int teachers) {
         if (alpha >= 1) {
             return threshold <= teachers ? 1 : 0;
@@ -50,7 +89,9 @@ public final class YieldSweep {
             VoteSimulator sim = new VoteSimulator(ens);
             coord[a] = yieldOf(sim.draw("coordinated", seed, draws, threads, progress), threshold);
             indep[a] = yieldOf(sim.draw("independent", seed, draws, threads, progress), threshold);
-            theory[a] = theory(alphas[a], threshold, teachers);
+            theory[a] = privateTokens == 1 && threshold >= 2
+                    ? exact(alphas[a], threshold, teachers)
+                    : theory(alphas[a], threshold, teachers);
         }
         return new Result(threshold, teachers, commonTokens, draws, alphas.clone(), coord, indep, theory);
     }
