@@ -2,6 +2,7 @@ package org.hotpate.stream;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -61,6 +62,21 @@ public final class HotPateJob {
             Source<RawRecord, ?, ?> stepsSource,
             Source<RawRecord, ?, ?> distributionsSource,
             Sink<KafkaOut> sink) {
+        build(env, cfg, runId, stepsSource, distributionsSource, sink, UnaryOperator.identity());
+    }
+
+    /**
+     * As above, with {@code voteTap} applied to the vote stream between the vote operator and the
+     * reducer — the test seam through which ITCases inject a failure (identity in production).
+     */
+    public static void build(
+            StreamExecutionEnvironment env,
+            JobConfig cfg,
+            String runId,
+            Source<RawRecord, ?, ?> stepsSource,
+            Source<RawRecord, ?, ?> distributionsSource,
+            Sink<KafkaOut> sink,
+            UnaryOperator<DataStream<Vote>> voteTap) {
         JobConfig.Topics topics = cfg.kafka().topics();
         long retention = retentionMs(cfg);
         StepFactory factory = StepFactory.of(cfg, runId);
@@ -84,7 +100,7 @@ public final class HotPateJob {
                         cfg.generation().stepDeadlineMs(), retention, perTeacher, perVote, cfg.sampler())))
                 .uid("vote").name("vote");
 
-        SingleOutputStreamOperator<ReleaseCandidate> candidates = votes
+        SingleOutputStreamOperator<ReleaseCandidate> candidates = voteTap.apply(votes)
                 .keyBy(Vote::stepKey, Types.STRING)
                 .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
                 .process(new StepReducer(new StepReducer.Settings(topics.distributions(), n,

@@ -22,6 +22,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.hotpate.stream.model.Vote;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -93,6 +96,12 @@ public final class RunSession implements AutoCloseable {
      * {@code kafka.mode} says.
      */
     public static RunSession start(JobConfig cfg, String bootstrapOverride) throws Exception {
+        return start(cfg, bootstrapOverride, UnaryOperator.identity());
+    }
+
+    /** As {@link #start(JobConfig, String)} with a vote tap (the ITCases' failure-injection seam). */
+    public static RunSession start(JobConfig cfg, String bootstrapOverride, UnaryOperator<DataStream<Vote>> voteTap)
+            throws Exception {
         String runId = newRunId(cfg);
         EmbeddedKafka kafka = null;
         String bootstrap = bootstrapOverride;
@@ -106,7 +115,7 @@ public final class RunSession implements AutoCloseable {
         }
         RunSession s = new RunSession(cfg, runId, kafka, bootstrap);
         try {
-            s.launch();
+            s.launch(voteTap);
         } catch (Exception e) {
             s.close();
             throw e;
@@ -114,7 +123,7 @@ public final class RunSession implements AutoCloseable {
         return s;
     }
 
-    private void launch() throws Exception {
+    private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {
         JobConfig.Topics t = cfg.kafka().topics();
         KafkaIo.createTopics(bootstrap, List.of(t.steps(), t.distributions(), t.results(), t.records(), t.ledger(),
                 t.rejected()), cfg.kafka().partitions());
@@ -130,7 +139,7 @@ public final class RunSession implements AutoCloseable {
         HotPateJob.build(env, cfg, runId,
                 KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000),
                 KafkaIo.rawSource(bootstrap, t.distributions(), "hotpate-job-" + runId, startMs - 1000),
-                KafkaIo.exactlyOnceSink(bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()));
+                KafkaIo.exactlyOnceSink(bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()), voteTap);
         job = env.executeAsync("hotpate " + runId);
     }
 

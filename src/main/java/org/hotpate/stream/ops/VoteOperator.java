@@ -87,6 +87,14 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
             reject(ctx, d, Rejected.UNKNOWN_TEACHER, "teacher " + d.teacherId() + " is not in 0.." + (settings.teachers() - 1));
             return;
         }
+        try {
+            if (d.kind() != PayloadKind.MODEL_VOTE) {
+                d.toCore(); // structural validation needs no step: reject bad payloads at once
+            }
+        } catch (IllegalArgumentException e) {
+            reject(ctx, d, Rejected.INVALID_DISTRIBUTION, e.getMessage());
+            return;
+        }
         GenerationStep step = ctx.getBroadcastState(OPEN_STEPS).get(d.stepKey());
         if (step != null) {
             handle(d, step, ctx, out);

@@ -1,0 +1,200 @@
+package org.hotpate.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.hotpate.io.AvroWire;
+import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.stream.model.Distribution;
+import org.hotpate.stream.model.LedgerEntry;
+import org.hotpate.stream.model.Outcome;
+import org.hotpate.stream.model.Rejected;
+import org.hotpate.stream.model.StepResult;
+import org.hotpate.stream.model.SyntheticRecord;
+import org.hotpate.stream.model.Vote;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole job on a MiniCluster (parallelism 2, RocksDB, checkpoints every 500 ms) against a real
+ * in-JVM KRaft broker shared by the class, with the built-in Planet-Z teacher worker. Outputs are
+ * read as a read_committed consumer, like any downstream user.
+ */
+class HotPateJobITCase {
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        kafka.close();
+    }
+
+    /** A small run; topics are per test so the runs cannot see each other's records. */
+    static JobConfig config(String name, String extra) {
+        return JobSpec.parse("""
+                name: %s
+                ensemble: {teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
+                sampler: {type: coordinated, seed: 11}
+                mechanism: {name: confident-gnmax, params: {sigma1: 1.5, threshold: 6, sigma2: 1.5}}
+                budget: {epsilon: 50.0, delta: 1.0e-6}
+                generation: {sequences: 4, concurrency: 4, max-steps: 3, max-attempts: 3, step-deadline-ms: 4000}
+                kafka:
+                  mode: external
+                  bootstrap: %s
+                  topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
+                           records: %s.records, ledger: %s.ledger, rejected: %s.rejected}
+                flink: {parallelism: 2, checkpoint-interval-ms: 500}
+                output: {dir: target/it-out}
+                %s
+                """.formatted(name, kafka.bootstrapServers(), name, name, name, name, name, name, extra), name);
+    }
+
+    /** The invariants every completed run must show to a read_committed consumer. */
+    static void assertConsistent(RunSession run, JobConfig cfg) {
+        List<StepResult> results = run.results();
+        assertThat(run.duplicateResults()).as("no result visible twice").isEmpty();
+        List<LedgerEntry> charges = run.ledger().stream().filter(e -> e.kind().equals("CHARGE")).toList();
+        long released = results.stream().filter(r -> r.outcome() != Outcome.BUDGET_EXHAUSTED).count();
+        assertThat(charges).as("released = charged, exactly once").hasSize((int) released);
+        assertThat(charges.stream().map(e -> e.sequenceId() + "/" + e.step() + "/" + e.attempt()).distinct().count())
+                .isEqualTo(released);
+        assertThat(charges).allMatch(e -> e.epsilonAfter() <= cfg.budget().epsilon() + 1e-9);
+        // Each record's tokens are exactly its sequence's TOKEN results, in order.
+        for (SyntheticRecord rec : run.records()) {
+            int[] expected = results.stream()
+                    .filter(r -> r.sequenceId() == rec.sequenceId() && r.outcome() == Outcome.TOKEN)
+                    .sorted((a, b) -> Integer.compare(a.step(), b.step()))
+                    .mapToInt(StepResult::token).toArray();
+            assertThat(rec.tokens()).as("record " + rec.sequenceId()).containsExactly(expected);
+        }
+    }
+
+    @Test
+    void generatesRecordsEndToEndFromSimulatedTeachers() throws Exception {
+        JobConfig cfg = config("e2e", "");
+        try (RunSession run = RunSession.start(cfg, null)) {
+            assertThat(run.await(Duration.ofSeconds(90), null)).as("run completes").isTrue();
+            run.finish();
+            assertThat(run.records()).hasSize(4);
+            assertThat(run.records()).allMatch(r -> r.tokens().length <= 3);
+            assertThat(run.tokens()).isPositive();
+            assertThat(run.rejected()).isEmpty();
+            assertConsistent(run, cfg);
+            assertThat(run.outputDir().resolve("summary.json")).exists();
+            assertThat(run.outputDir().resolve("records.jsonl")).exists();
+            assertThat(run.outputDir().resolve("ledger.jsonl")).exists();
+        }
+    }
+
+    @Test
+    void badRecordsLandInRejectedWhileGenerationContinues() throws Exception {
+        JobConfig cfg = config("bad", "");
+        try (RunSession run = RunSession.start(cfg, null)) {
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+                String topic = cfg.kafka().topics().distributions();
+                prod.send(new ProducerRecord<>(topic, "x".getBytes(StandardCharsets.UTF_8), "not avro".getBytes(StandardCharsets.UTF_8)));
+                prod.send(new ProducerRecord<>(topic, null, AvroWire.encode(
+                        Distribution.sparse(run.runId(), 0, 0, 0, 999, new int[] {101}, new double[] {1.0}))));
+                prod.send(new ProducerRecord<>(topic, null, AvroWire.encode(
+                        Distribution.sparse(run.runId(), 0, 0, 0, 3, new int[] {101, 102}, new double[] {0.8, 0.7}))));
+                prod.send(new ProducerRecord<>(topic, null, AvroWire.encode(
+                        Distribution.sparse(run.runId(), 0, 0, 0, 4, new int[] {-5}, new double[] {0.5}))));
+            }
+            assertThat(run.await(Duration.ofSeconds(90), null)).as("run completes despite bad input").isTrue();
+            run.finish();
+            assertThat(run.records()).hasSize(4);
+            assertConsistent(run, cfg);
+            Map<String, Long> reasons = run.rejected().stream()
+                    .collect(Collectors.groupingBy(Rejected::reason, Collectors.counting()));
+            assertThat(reasons).containsEntry(Rejected.UNDECODABLE, 1L).containsEntry(Rejected.UNKNOWN_TEACHER, 1L)
+                    .containsEntry(Rejected.INVALID_DISTRIBUTION, 2L);
+            assertThat(run.rejected()).filteredOn(r -> r.reason().equals(Rejected.UNDECODABLE))
+                    .singleElement().satisfies(r -> assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("not avro"));
+        }
+    }
+
+    static final AtomicBoolean FAIL_NOW = new AtomicBoolean();
+    static final AtomicInteger FAILURES = new AtomicInteger();
+
+    @Test
+    void failureAfterACheckpointDuplicatesNothingAndKeepsTeacherCharges() throws Exception {
+        // Heterogeneous: each teacher may cast 2 token votes; then it retires (abstains) for good.
+        JobConfig cfg = config("crash", "");
+        cfg = new JobConfig(cfg.name(), new JobConfig.Ensemble("ensemble-0", 20, true, JobConfig.TeacherSource.PLANET_Z,
+                3, 0.5, 5, JobConfig.Payload.SPARSE, 32, 8, 1050), cfg.sampler(), cfg.mechanism(),
+                new JobConfig.Budget(50, 1e-6, 2), new JobConfig.Generation(6, 6, 3, -1, JobConfig.FailPolicy.RESAMPLE, 2, 3000),
+                cfg.kafka(), cfg.flink(), cfg.output());
+        FAIL_NOW.set(false);
+        FAILURES.set(0);
+        try (RunSession run = RunSession.start(cfg, null, votes -> votes.map(v -> {
+            if (FAIL_NOW.compareAndSet(true, false)) {
+                FAILURES.incrementAndGet();
+                throw new IllegalStateException("injected failure");
+            }
+            return v;
+        }).returns(Types.POJO(Vote.class)).name("fault-injector"))) {
+            // Fail once retirements are committed (so a checkpoint holding charges has completed).
+            boolean done = run.follow(Duration.ofSeconds(120), null, r -> {
+                if (FAILURES.get() == 0 && r.ledger().stream().anyMatch(e -> e.kind().equals("TEACHER_RETIRED"))) {
+                    FAIL_NOW.set(true);
+                }
+            });
+            assertThat(done).as("run completes after the restart").isTrue();
+            run.finish();
+            assertThat(FAILURES.get()).as("the failure was injected").isEqualTo(1);
+            assertConsistent(run, cfg);
+            // No lost per-teacher charge: a restored teacher would retire (be announced) again.
+            List<Long> retired = run.ledger().stream().filter(e -> e.kind().equals("TEACHER_RETIRED"))
+                    .map(LedgerEntry::teacherId).toList();
+            assertThat(retired).isNotEmpty().doesNotHaveDuplicates();
+            assertThat(Set.copyOf(retired)).allMatch(t -> t >= 0 && t < 20);
+            // At most n*K token votes exist, so at most that many over the threshold of 6 votes each.
+            assertThat(run.tokens()).isLessThanOrEqualTo(20 * 2 / 6);
+        }
+    }
+
+    @Test
+    void theRunStopsAtItsBudgetAndNoReleaseExceedsIt() throws Exception {
+        JobConfig cfg = config("budget", "");
+        cfg = new JobConfig(cfg.name(), cfg.ensemble(), cfg.sampler(), cfg.mechanism(), new JobConfig.Budget(8.0, 1e-6, 0),
+                new JobConfig.Generation(12, 3, 3, -1, JobConfig.FailPolicy.RESAMPLE, 3, 4000), cfg.kafka(), cfg.flink(),
+                cfg.output());
+        try (RunSession run = RunSession.start(cfg, null)) {
+            assertThat(run.await(Duration.ofSeconds(90), null)).as("run ends at its budget").isTrue();
+            run.finish();
+            assertConsistent(run, cfg);
+            List<LedgerEntry> refused = run.ledger().stream().filter(e -> e.kind().equals("REFUSED")).toList();
+            assertThat(refused).as("the budget stopped the run").isNotEmpty();
+            assertThat(run.records()).anyMatch(r -> r.finishReason().equals("BUDGET_EXHAUSTED"));
+            assertThat(run.records().size()).isLessThan(12);
+            double eps = run.ledger().stream().filter(e -> e.kind().equals("CHARGE"))
+                    .mapToDouble(LedgerEntry::epsilonAfter).max().orElseThrow();
+            assertThat(eps).isLessThanOrEqualTo(8.0);
+            Map<String, Outcome> byStep = new HashMap<>();
+            run.results().forEach(r -> byStep.put(r.sequenceId() + "/" + r.step() + "/" + r.attempt(), r.outcome()));
+            assertThat(run.results()).filteredOn(r -> r.outcome() == Outcome.BUDGET_EXHAUSTED)
+                    .allMatch(r -> r.token() == -1);
+        }
+    }
+}
