@@ -55,6 +55,39 @@ class RdpAccountantTest {
         return Math.log1p(sum * h / 3);
     }
 
+    /** Log-space Simpson quadrature of ln A_α, for large values (no 1 + tiny issue there). */
+    static double logAQuadratureLog(double q, double z, double alpha) {
+        double lo = -40 * z;
+        double hi = 40 * z + alpha;
+        int n = 400_000;
+        double h = (hi - lo) / n;
+        double[] terms = new double[n + 1];
+        for (int i = 0; i <= n; i++) {
+            double x = lo + i * h;
+            double logPhi = -x * x / (2 * z * z) - Math.log(z * Math.sqrt(2 * Math.PI));
+            double t = (2 * x - 1) / (2 * z * z);
+            // ln(1 − q + q·e^t), stable for large t
+            double logMix = t > 0 ? t + Math.log(q + (1 - q) * Math.exp(-t)) : Math.log1p(q * Math.expm1(t));
+            double w = (i == 0 || i == n) ? 1 : (i % 2 == 1 ? 4 : 2);
+            terms[i] = Math.log(w) + logPhi + alpha * logMix;
+        }
+        return LogMath.logSumExp(terms) + Math.log(h / 3);
+    }
+
+    /** test_compute_log_a_equals_mp, every case: our ln A_α vs the integral (rtol 1e-4, atol 1e-8). */
+    @Test
+    void logA_equalsIntegral_allRepoCases() {
+        double[][] cases = {{1e-7, .1, 1.01}, {1e-6, .1, 256}, {1e-5, .1, 256.1}, {1e-6, 1, 27}, {1e-4, 1, 1.5},
+            {1e-3, 1, 2}, {.01, 10, 20}, {.1, 100, 20.5}, {.99, .1, 256}, {.999, 100, 256.1}};
+        for (double[] c : cases) {
+            double small = logAQuadrature(c[0], c[1], c[2]);
+            double exact = small < 1 ? small : logAQuadratureLog(c[0], c[1], c[2]);
+            double ours = Rdp.logA(c[0], c[1], c[2]);
+            assertThat(Math.abs(ours - exact)).as("case %s: ours %s vs integral %s", java.util.Arrays.toString(c), ours, exact)
+                    .isLessThanOrEqualTo(1e-8 + 1e-4 * Math.abs(exact));
+        }
+    }
+
     /** §7.6 exact column, and test_compute_log_a_equals_mp (rtol 1e-4, atol 1e-8) on our bound. */
     @Test
     void fractionalOrders_upperBoundAboveExactIntegral() {
@@ -216,6 +249,19 @@ class RdpAccountantTest {
     }
 
     @Test
+    void epsilon_decreasesInDelta_improvedToo() {
+        OrderGrid g = OrderGrid.dpAccountingDefault();
+        RdpAccountant acc = new RdpAccountant(g);
+        acc.compose(new PrivacyEvent.Gaussian(3, 1), 5);
+        double prev = Double.POSITIVE_INFINITY;
+        for (double d : new double[] {1e-60, 1e-12, 1e-6, 1e-3, 0.1}) {
+            double e = acc.epsilon(d).epsilon();
+            assertThat(e).isLessThan(prev);
+            prev = e;
+        }
+    }
+
+    @Test
     void improvedNeverAboveClassic_onGaussians() {
         OrderGrid g = OrderGrid.dpAccountingDefault();
         for (double sigma : new double[] {0.5, 1, 3, 10, 50}) {
@@ -283,6 +329,35 @@ class RdpAccountantTest {
         RdpAccountant back = RdpAccountant.restore(acc.grid(), acc.accounting(), acc.rdp(), acc.approxDelta());
         assertThat(back.epsilon(1e-6)).isEqualTo(acc.epsilon(1e-6));
         assertThatThrownBy(() -> RdpAccountant.restore(acc.grid(), acc.accounting(), new double[3], 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * Every permitted PrivacyEvent type has a sample here and is accounted: a record added to the
+     * sealed interface without teaching the accountant fails this test (the accountant itself
+     * refuses unknown types with IllegalArgumentException).
+     */
+    @Test
+    void everyPermittedEventTypeIsKnown() {
+        PrivacyEvent.CountProfile p = new PrivacyEvent.CountProfile(new int[] {5, 3}, 10, 8);
+        List<PrivacyEvent> samples = List.of(new PrivacyEvent.NoOp(),
+                new PrivacyEvent.Composed(List.of(new PrivacyEvent.PureDp(0.1))),
+                new PrivacyEvent.Gaussian(2, 1), new PrivacyEvent.DiscreteGaussian(2, 1),
+                new PrivacyEvent.Laplace(2, 1), new PrivacyEvent.PureDp(0.2), new PrivacyEvent.ApproximateDp(0.2, 1e-9),
+                new PrivacyEvent.Zcdp(0, 0.1), new PrivacyEvent.PoissonSubsampledGaussian(0.1, 2),
+                new PrivacyEvent.Gnmax(3, p), new PrivacyEvent.Lnmax(3, p),
+                new PrivacyEvent.ConfidentGnmax(3, 5, 3, true, p));
+        java.util.Set<Class<?>> covered = new java.util.HashSet<>();
+        for (PrivacyEvent e : samples) {
+            covered.add(e.getClass());
+            for (PateAccounting mode : PateAccounting.values()) {
+                for (double r : RdpAccountant.rdpOf(e, OrderGrid.pateVectors(), mode)) {
+                    assertThat(r).isNotNaN().isGreaterThanOrEqualTo(0);
+                }
+            }
+        }
+        assertThat(covered).containsExactlyInAnyOrder(PrivacyEvent.class.getPermittedSubclasses());
+        assertThatThrownBy(() -> RdpAccountant.rdpOf(null, OrderGrid.pateVectors(), PateAccounting.DATA_INDEPENDENT))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
