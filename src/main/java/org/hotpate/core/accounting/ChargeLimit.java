@@ -13,7 +13,7 @@ import static org.hotpate.core.util.Preconditions.checkState;
  * involvement (equivalently budget B with charges α/(2σ²)); a teacher with K involvements is
  * excluded before its next one would exceed B.
  */
-public record ChargeLimit(double limit) {
+public record ChargeLimit(double limit) implements java.io.Serializable {
     public ChargeLimit {
         checkPositive("limit", limit);
     }

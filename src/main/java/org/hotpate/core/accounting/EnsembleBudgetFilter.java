@@ -37,7 +37,8 @@ public final class EnsembleBudgetFilter {
 
     /** Immutable filter configuration. */
     public record Config(
-            PrivacyBudget budget, OrderGrid grid, Conversion conversion, PateAccounting accounting) {
+            PrivacyBudget budget, OrderGrid grid, Conversion conversion, PateAccounting accounting)
+            implements java.io.Serializable {
         public Config {
             checkNotNull("budget", budget);
             checkNotNull("grid", grid);

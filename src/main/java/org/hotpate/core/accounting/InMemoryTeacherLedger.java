@@ -7,9 +7,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** A {@link TeacherLedger} in a hash map (tests, the CLI, single-JVM runs). Not thread-safe. */
-public final class InMemoryTeacherLedger implements TeacherLedger {
+public final class InMemoryTeacherLedger implements TeacherLedger, java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     private final ChargeLimit limit;
-    private final Map<Integer, Double> spent = new HashMap<>();
+    private final HashMap<Integer, Double> spent = new HashMap<>();
 
     public InMemoryTeacherLedger(ChargeLimit limit) {
         this.limit = checkNotNull("limit", limit);

@@ -29,10 +29,12 @@ import org.hotpate.core.vote.VoteHistogram;
  * charged (ABOVE). A teacher retires at τ charges. The caller must enforce: charges use only (y_i,
  * b_i, v, outcome) — never c or z; a retired teacher never votes again; n is fixed and public.
  */
-public final class SchemeABetweenThresholds {
+public final class SchemeABetweenThresholds implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
 
     /** ε must have at most 6 decimals so the noise scale 1/ε is exact (never less noise than ε says). */
-    public record Params(double epsilon, long lowerThreshold, long upperThreshold, int tau) {
+    public record Params(double epsilon, long lowerThreshold, long upperThreshold, int tau)
+            implements java.io.Serializable {
         public Params {
             checkPositive("epsilon", epsilon);
             checkArgument(Rational.fromDouble(epsilon).doubleValue() == epsilon,

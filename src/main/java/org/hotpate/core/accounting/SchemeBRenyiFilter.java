@@ -28,10 +28,11 @@ import org.hotpate.core.vote.VoteHistogram;
  * Scheme A's Javadoc lists (charges from own vote, public randomness and outcome only; retired
  * teachers never vote again; n fixed and public).
  */
-public final class SchemeBRenyiFilter {
+public final class SchemeBRenyiFilter implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
 
     /** σ (noise standard deviation), reporting threshold t, order α and per-teacher limit K. */
-    public record Params(double sigma, double threshold, double order, long k) {
+    public record Params(double sigma, double threshold, double order, long k) implements java.io.Serializable {
         public Params {
             checkPositive("sigma", sigma);
             checkFinite("threshold", threshold);

@@ -16,7 +16,8 @@ import java.util.TreeSet;
  * {@code DEFAULT_RDP_ORDERS}, {@link #pate2018()} the grid of pate_2018 {@code rdp_cumulative.py}
  * (PRIVACY.md §7.4).
  */
-public final class OrderGrid {
+public final class OrderGrid implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     private final double[] orders;
 
     private OrderGrid(double[] sortedDistinct) {

@@ -143,6 +143,25 @@ class PerTeacherSchemesTest {
         assertThat(b.params().chargePerInvolvement()).isEqualTo(3 / 8.0);
     }
 
+    /** Flink ships function objects by Java serialization: the mechanisms and configs survive it. */
+    @Test
+    void mechanismsAndConfigs_areSerializable() throws Exception {
+        Object[] objects = {new SchemeBRenyiFilter(new SchemeBRenyiFilter.Params(2, 40, 3, 2)),
+            new SchemeABetweenThresholds(new SchemeABetweenThresholds.Params(0.1, 5, 25, 3)),
+            EnsembleBudgetFilter.Config.of(new org.hotpate.core.privacy.PrivacyBudget(1, 1e-6)),
+            new InMemoryTeacherLedger(3)};
+        for (Object o : objects) {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+                out.writeObject(o);
+            }
+            try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+                    new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+                assertThat(in.readObject()).isInstanceOf(o.getClass());
+            }
+        }
+    }
+
     @Test
     void schemeB_forTarget_matchesPlanning() {
         SchemeBRenyiFilter.Params p = SchemeBRenyiFilter.Params.forTarget(Math.sqrt(2) / 0.01, 10, 1, 1e-6);
