@@ -224,6 +224,10 @@ class RdpAccountantTest {
             assertThat(Rdp.laplace(b, 1, 1)).isLessThanOrEqualTo(Math.min(eps, eps * eps / 2));
             assertThat(Rdp.laplace(b, 1, 1 + 1e-6)).isCloseTo(Rdp.laplace(b, 1, 1), org.assertj.core.data.Offset.offset(1e-3));
             assertThat(Rdp.laplace(b, 1, 1.1 - 1e-6)).isCloseTo(Rdp.laplace(b, 1, 1.1 + 1e-6), org.assertj.core.data.Offset.offset(1e-3));
+            // test_laplace: with orders up to 1e10 the converted ε at δ = 1e-10 is ≈ ε·count
+            RdpAccountant acc = new RdpAccountant(OrderGrid.of(1 + 1e-6, 1.1 - 1e-6, 1.1 + 1e-6, 1e10));
+            acc.compose(new PrivacyEvent.Laplace(b, 1), 7);
+            assertThat(acc.epsilon(1e-10).epsilon()).isCloseTo(7 * eps, org.assertj.core.data.Offset.offset(1e-6 * 7 * eps));
             double big = Rdp.laplace(b, 1, 1e10);
             assertThat(big).isLessThanOrEqualTo(eps).isCloseTo(eps, org.assertj.core.data.Offset.offset(1e-6));
         }
