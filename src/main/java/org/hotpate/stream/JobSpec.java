@@ -70,7 +70,7 @@ public final class JobSpec {
             Key.choice("sampler.type", "coordinated", "coordinated (Hot PATE, shared randomness) or independent (cold PATE).", "coordinated", "independent"),
             Key.of("sampler.seed", Type.LONG, 42L, "Public run seed; each step's seed is derived from it (never used for DP noise)."),
             Key.of("mechanism.name", Type.STRING, "hot-pate", "Aggregation mechanism (core Mechanisms.create name)."),
-            Key.of("mechanism.params", Type.DOUBLE_MAP, Map.of(), "Numeric parameters of the mechanism, e.g. {sigma: 20, threshold: 60}; checked by the mechanism."),
+            Key.of("mechanism.params", Type.DOUBLE_MAP, Map.of("sigma", 20.0), "Numeric parameters of the mechanism, e.g. {sigma1: 20, threshold: 125, sigma2: 20}; replaces the default as a whole; checked by the mechanism when the spec is loaded."),
             Key.of("budget.epsilon", Type.DOUBLE, 8.0, "Ensemble epsilon budget of the run; no release is made past it."),
             Key.of("budget.delta", Type.DOUBLE, 1e-6, "Target delta of the run, in (0,1)."),
             Key.of("budget.per-teacher", Type.DOUBLE, 0.0, "Per-teacher budget for individual charging (heterogeneous); 0 = off. A spent teacher never votes again."),
@@ -281,6 +281,9 @@ public final class JobSpec {
             JsonNode n = node(path);
             Map<String, Double> m = new TreeMap<>();
             if (n == null || n.isNull()) {
+                @SuppressWarnings("unchecked")
+                Map<String, Double> dflt = (Map<String, Double>) BY_PATH.get(path).dflt();
+                m.putAll(dflt);
                 return m;
             }
             if (!n.isObject()) {

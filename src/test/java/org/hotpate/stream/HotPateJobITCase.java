@@ -50,6 +50,10 @@ class HotPateJobITCase {
 
     /** A small run; topics are per test so the runs cannot see each other's records. */
     static JobConfig config(String name, String extra) {
+        return config(name, extra, kafka.bootstrapServers());
+    }
+
+    static JobConfig config(String name, String extra, String bootstrap) {
         return JobSpec.parse("""
                 name: %s
                 ensemble: {teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
@@ -65,7 +69,7 @@ class HotPateJobITCase {
                 flink: {parallelism: 2, checkpoint-interval-ms: 500}
                 output: {dir: target/it-out}
                 %s
-                """.formatted(name, kafka.bootstrapServers(), name, name, name, name, name, name, extra), name);
+                """.formatted(name, bootstrap, name, name, name, name, name, name, extra), name);
     }
 
     /** The invariants every completed run must show to a read_committed consumer. */

@@ -1,0 +1,80 @@
+package org.hotpate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad specs stop `run` and `teachers` with exit code 2 and one message naming the key. */
+class RunCommandTest {
+    @TempDir
+    Path dir;
+
+    private int exec(ByteArrayOutputStream err, String... args) {
+        return Main.execute(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String spec(String yaml) throws Exception {
+        Path p = dir.resolve("spec.yaml");
+        Files.writeString(p, yaml);
+        return p.toString();
+    }
+
+    @Test
+    void unknownKeyExits2NamingIt() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", spec("generation: {sequence: 3}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("generation.sequence").doesNotContain("Exception");
+    }
+
+    @Test
+    void badValueExits2NamingIt() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", spec("budget: {epsilon: 0}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("budget.epsilon");
+    }
+
+    @Test
+    void badMechanismParametersExit2BeforeAnythingStarts() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", spec("mechanism: {name: gnmax, params: {}}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("mechanism").contains("sigma");
+        err.reset();
+        assertThat(exec(err, "run", spec("mechanism: {name: magic}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("magic");
+    }
+
+    @Test
+    void missingSpecExits2() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", dir.resolve("nope.yaml").toString())).isEqualTo(2);
+        assertThat(exec(err, "run")).isEqualTo(2);
+    }
+
+    @Test
+    void teachersNeedsAKafkaToTalkTo() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "teachers", spec("ensemble: {teachers: 5}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("kafka.bootstrap");
+        err.reset();
+        assertThat(exec(err, "teachers", spec("ensemble: {teachers: 5}"), "--bootstrap", "x:1", "--from", "3", "--to", "9"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from/--to");
+    }
+
+    @Test
+    void helpListsEveryKey() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Main.execute(new String[] {"run", "--help"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        String help = out.toString(StandardCharsets.UTF_8);
+        for (String k : org.hotpate.stream.JobSpec.paths()) {
+            assertThat(help).contains(k);
+        }
+    }
+}
