@@ -17,6 +17,8 @@ import static org.hotpate.core.util.Preconditions.checkProbability;
  * signed series cancels catastrophically.
  */
 public final class Rdp {
+    private static final int MAX_SERIES_TERMS = 1_000_000;
+
     private Rdp() {}
 
     /** Gaussian N(0, σ²) on a query of L2 sensitivity Δ: αΔ²/(2σ²) (also the discrete Gaussian). */
@@ -140,8 +142,11 @@ public final class Rdp {
             double logS1 = logT1 + (j * j - j) / (2 * z * z) + logE1;
             logA0 = LogMath.logAdd(logA0, logS0);
             logA1 = LogMath.logAdd(logA1, logS1);
-            if (Math.max(logS0, logS1) < -30 || i > 100_000) {
+            if (Math.max(logS0, logS1) < -30) {
                 break;
+            }
+            if (i >= MAX_SERIES_TERMS) {
+                return Double.POSITIVE_INFINITY; // truncating would under-charge: be conservative
             }
         }
         return LogMath.logAdd(logA0, logA1);
