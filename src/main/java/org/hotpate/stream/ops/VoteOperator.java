@@ -17,6 +17,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
+import org.hotpate.core.accounting.ChargeLimit;
 import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.model.Distribution;
@@ -33,7 +34,10 @@ import org.hotpate.stream.model.Vote;
  * sequence/step/attempt — sensitivity 1, also under redelivery and replay), skipped if the
  * teacher is retired, and turned into a coordinated or independent vote from the step's public
  * seed. Individual charges live in this teacher's keyed state and are applied before the vote is
- * emitted, so a checkpoint never holds a vote without its charge.
+ * emitted, so a checkpoint never holds a vote without its charge. The charge rule is core's
+ * {@link ChargeLimit} (Scheme B: one unit per token vote, limit K = {@code budget.per-teacher});
+ * the vote that reaches the limit is the teacher's last, and a {@code TEACHER_RETIRED} ledger entry
+ * says so once.
  *
  * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
  * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after
@@ -63,6 +67,7 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
     private transient CoreBindings.Voter voter;
     private transient Counter rejected;
     private transient Counter skippedRetired;
+    private transient ChargeLimit limit; // null: no per-teacher charging
 
     public VoteOperator(Settings settings) {
         this.settings = settings;
@@ -77,6 +82,7 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
                 new MapStateDescriptor<>("pending-distributions", Types.STRING, Types.POJO(Pending.class)));
         charge = getRuntimeContext().getState(new ValueStateDescriptor<>("teacher-charge", Types.DOUBLE));
         voter = CoreBindings.voter(settings.sampler());
+        limit = settings.perTeacherBudget() > 0 ? new ChargeLimit(settings.perTeacherBudget()) : null;
         rejected = getRuntimeContext().getMetricGroup().counter("rejected");
         skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
     }
@@ -145,21 +151,21 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
             return;
         }
         voted.put(key, Boolean.TRUE);
-        double spent = charge.value() == null ? 0.0 : charge.value();
-        if (settings.perTeacherBudget() > 0) {
-            if (spent + settings.perVoteCharge() > settings.perTeacherBudget()) {
+        if (limit != null) {
+            double spent = charge.value() == null ? 0.0 : charge.value();
+            if (limit.isRetired(spent)) {
                 // Retired: counted as an abstention so the step can still close early.
                 skippedRetired.inc();
-                if (spent <= settings.perTeacherBudget() && !Double.isInfinite(spent)) {
-                    charge.update(Double.POSITIVE_INFINITY); // marks "retirement announced"
-                    ctx.output(Tags.LEDGER, new LedgerEntry(d.runId(), "TEACHER_RETIRED", d.sequenceId(), d.step(),
-                            d.attempt(), "", "", 0, 0, 0, d.teacherId(), System.currentTimeMillis()));
-                }
                 out.collect(new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), Vote.ABSTAIN));
                 return;
             }
             if (token != Vote.ABSTAIN) {
-                charge.update(spent + settings.perVoteCharge()); // charge before the vote leaves
+                double next = limit.charge(spent, settings.perVoteCharge());
+                charge.update(next); // the charge is in state before the vote leaves
+                if (limit.isRetired(next)) {
+                    ctx.output(Tags.LEDGER, new LedgerEntry(d.runId(), "TEACHER_RETIRED", d.sequenceId(), d.step(),
+                            d.attempt(), "", "", 0, 0, 0, d.teacherId(), System.currentTimeMillis()));
+                }
             }
         }
         out.collect(new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), token));

@@ -101,6 +101,32 @@ class VoteOperatorTest {
     }
 
     @Test
+    void shouldKeepChargesAndRetirementAcrossARestore() throws Exception {
+        open(2.0, 1.0);
+        h.processBroadcastElement(step(0, 0, 0), 0);
+        h.processElement(certain(1, 0, 0, 0, 3), 0);
+        h.processElement(certain(2, 0, 0, 0, 3), 0);
+        h.processBroadcastElement(step(0, 1, 0), 0);
+        h.processElement(certain(1, 0, 1, 0, 3), 0); // teacher 1 reaches its limit
+        org.apache.flink.runtime.checkpoint.OperatorSubtaskState snap = h.snapshot(1L, 0L);
+        h.close();
+        VoteOperator op = new VoteOperator(new VoteOperator.Settings("dist", 3, 1000, 60_000, 2.0, 1.0,
+                new JobConfig.Sampler(true, 42)));
+        h = new KeyedBroadcastOperatorTestHarness<>(
+                new org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator<>(op, List.of(VoteOperator.OPEN_STEPS)),
+                Distribution::teacherId, Types.LONG, 1, 1, 0);
+        h.initializeState(snap);
+        h.open();
+        h.processElement(certain(1, 0, 1, 0, 3), 0); // replayed answer: still a duplicate after restore
+        h.processBroadcastElement(step(0, 2, 0), 0);
+        h.processElement(certain(1, 0, 2, 0, 3), 0); // retired: abstains
+        h.processElement(certain(2, 0, 2, 0, 3), 0); // one vote left: votes (and retires)
+        assertThat(h.extractOutputValues()).extracting(Vote::teacherId, Vote::token).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(1L, Vote.ABSTAIN), org.assertj.core.groups.Tuple.tuple(2L, 3));
+        assertThat(reasons()).containsExactly(Rejected.DUPLICATE_VOTE);
+    }
+
+    @Test
     void shouldNotChargeAbstentions() throws Exception {
         open(1.0, 1.0);
         h.processBroadcastElement(step(0, 0, 0), 0);
