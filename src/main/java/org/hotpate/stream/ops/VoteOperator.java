@@ -93,9 +93,10 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
             reject(ctx, d, Rejected.UNKNOWN_TEACHER, "teacher " + d.teacherId() + " is not in 0.." + (settings.teachers() - 1));
             return;
         }
+        TeacherDistribution dist = null;
         try {
             if (d.kind() != PayloadKind.MODEL_VOTE) {
-                d.toCore(); // structural validation needs no step: reject bad payloads at once
+                dist = d.toCore(); // structural validation needs no step: reject bad payloads at once
             }
         } catch (IllegalArgumentException e) {
             reject(ctx, d, Rejected.INVALID_DISTRIBUTION, e.getMessage());
@@ -103,7 +104,7 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
         }
         GenerationStep step = ctx.getBroadcastState(OPEN_STEPS).get(d.stepKey());
         if (step != null) {
-            handle(d, step, ctx, out);
+            handle(d, dist, step, ctx, out);
         } else if (voted.contains(d.stepKey()) || pending.contains(d.stepKey())) {
             reject(ctx, d, Rejected.DUPLICATE_VOTE, "teacher " + d.teacherId() + " already answered " + d.stepKey());
         } else {
@@ -120,7 +121,8 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
         for (Map.Entry<String, Pending> e : pending.entries()) {
             GenerationStep step = steps.get(e.getKey());
             if (step != null) {
-                handle(e.getValue().distribution(), step, ctx, out);
+                Distribution d = e.getValue().distribution();
+                handle(d, d.kind() == PayloadKind.MODEL_VOTE ? null : d.toCore(), step, ctx, out);
                 done.add(e.getKey());
             } else if (ts - e.getValue().since() >= settings.stepDeadlineMs()) {
                 reject(ctx, e.getValue().distribution(), Rejected.UNKNOWN_STEP, "no open step " + e.getKey());
@@ -137,7 +139,8 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
         }
     }
 
-    private void handle(Distribution d, GenerationStep step, ReadOnlyContext ctx, Collector<Vote> out) throws Exception {
+    private void handle(Distribution d, TeacherDistribution dist, GenerationStep step, ReadOnlyContext ctx,
+            Collector<Vote> out) throws Exception {
         String key = d.stepKey();
         if (voted.contains(key)) {
             reject(ctx, d, Rejected.DUPLICATE_VOTE, "teacher " + d.teacherId() + " already voted at " + key);
@@ -145,7 +148,7 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
         }
         int token;
         try {
-            token = computeVote(d, step);
+            token = computeVote(d, dist, step);
         } catch (IllegalArgumentException e) {
             reject(ctx, d, e instanceof VersionMismatch ? Rejected.RANDOMNESS_VERSION : Rejected.INVALID_DISTRIBUTION, e.getMessage());
             return;
@@ -171,7 +174,7 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
         out.collect(new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), token));
     }
 
-    private int computeVote(Distribution d, GenerationStep step) {
+    private int computeVote(Distribution d, TeacherDistribution dist, GenerationStep step) {
         int v = step.vocabularySize();
         if (d.kind() == PayloadKind.MODEL_VOTE) {
             if (d.randomnessVersion() != step.randomnessVersion()) {
@@ -183,7 +186,6 @@ public final class VoteOperator extends KeyedBroadcastProcessFunction<Long, Dist
             }
             return d.voteToken();
         }
-        TeacherDistribution dist = d.toCore();
         for (int t : d.tokens()) {
             if (t >= v) {
                 throw new IllegalArgumentException("token ids must be < vocabulary size " + v + "; got " + t);
