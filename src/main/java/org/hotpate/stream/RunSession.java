@@ -219,6 +219,8 @@ public final class RunSession implements AutoCloseable {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of(t.results(), t.records(), t.ledger(), t.rejected()));
             long lastPrint = 0;
+            long completeSince = 0;
+            long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
             while (System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
                     if (r.timestamp() >= startMs - 1000) {
@@ -234,10 +236,17 @@ public final class RunSession implements AutoCloseable {
                     lastPrint = System.currentTimeMillis();
                 }
                 if (complete()) {
-                    if (progress != null) {
-                        progress.println("\r" + progressLine());
+                    // Sink subtasks commit their transactions independently: let the other
+                    // subtasks' commits of the same checkpoint become visible before returning.
+                    if (completeSince == 0) {
+                        completeSince = System.currentTimeMillis();
+                    } else if (System.currentTimeMillis() - completeSince > settleMs) {
+                        if (progress != null) {
+                            progress.println("\r" + progressLine());
+                        }
+                        return true;
                     }
-                    return true;
+                    continue;
                 }
                 JobStatus st = job.getJobStatus().get();
                 if (st.isGloballyTerminalState()) {
