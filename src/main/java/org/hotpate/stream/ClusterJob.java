@@ -1,0 +1,57 @@
+package org.hotpate.stream;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.hotpate.io.KafkaIo;
+
+/**
+ * Entry point for application-mode deployments (Flink Kubernetes operator {@code entryClass},
+ * {@code flink run -c org.hotpate.stream.ClusterJob}): {@code main()} runs on the cluster, so the
+ * job takes the cluster's execution environment instead of starting a MiniCluster or submitting
+ * remotely as {@code ./hotpate run} does. Teachers are external (a {@code ./hotpate teachers}
+ * worker or an inference service on the same topics); outputs stay on the Kafka topics.
+ *
+ * <p>Arguments: {@code SPEC.yaml [RUN-ID]}. The run id defaults to the spec's {@code name} and must
+ * stay the same across restarts of the same run, since operators filter records by run id and
+ * restore their state under it.
+ */
+public final class ClusterJob {
+    private ClusterJob() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: ClusterJob SPEC.yaml [RUN-ID]");
+            System.exit(2);
+        }
+        JobConfig cfg = JobSpec.load(Path.of(args[0]));
+        String runId = args.length == 2 ? args[1] : cfg.name();
+        if (cfg.kafka().embedded()) {
+            throw new JobSpec.SpecException("kafka.mode must be external for a cluster deployment");
+        }
+        if (cfg.flink().stateDir().isEmpty()) {
+            throw new JobSpec.SpecException(
+                    "flink.state-dir must be set for a cluster deployment (a checkpoint path every TaskManager can reach)");
+        }
+        String bootstrap = cfg.kafka().bootstrap();
+        JobConfig.Topics t = cfg.kafka().topics();
+        KafkaIo.createTopics(
+                bootstrap,
+                List.of(t.steps(), t.distributions(), t.results(), t.records(), t.ledger(), t.rejected()),
+                cfg.kafka().partitions());
+
+        Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir(), null);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(cfg.flink().parallelism());
+        long startMs = System.currentTimeMillis() - 1000;
+        HotPateJob.build(
+                env,
+                cfg,
+                runId,
+                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs),
+                KafkaIo.rawSource(bootstrap, t.distributions(), "hotpate-job-" + runId, startMs),
+                KafkaIo.exactlyOnceSink(bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()));
+        env.execute("hotpate " + runId);
+    }
+}
