@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.RunSession;
-import org.hotpate.teachers.TeacherWorker;
+import org.hotpate.stream.TeacherWorker;
 
 /**
  * {@code ./hotpate teachers SPEC}: runs the built-in teacher worker as its own process against the
@@ -69,7 +69,7 @@ public final class TeachersCommand implements Command {
                     e.alpha(), e.seed(), e.payload(), e.topK(), e.samples(), Math.max(1050, e.vocabularySize()));
         }
         TeacherWorker w = new TeacherWorker(RunSession.workerSettings(cfg, bootstrap, a.string("run", null), from, to),
-                e.simulated());
+                RunSession.answers(cfg, e));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             w.close();

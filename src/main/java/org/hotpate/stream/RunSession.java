@@ -43,11 +43,10 @@ import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.stream.model.LedgerEntry;
 import org.hotpate.stream.model.Outcome;
-import org.hotpate.stream.model.PayloadKind;
 import org.hotpate.stream.model.Rejected;
 import org.hotpate.stream.model.StepResult;
 import org.hotpate.stream.model.SyntheticRecord;
-import org.hotpate.teachers.TeacherWorker;
+import org.hotpate.teachers.TeacherAnswers;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
@@ -130,7 +129,7 @@ public final class RunSession implements AutoCloseable {
         distributionsAtStart = endOffsets(t.distributions());
         if (cfg.ensemble().source() != JobConfig.TeacherSource.EXTERNAL) {
             worker = new TeacherWorker(workerSettings(cfg, bootstrap, runId, 0, cfg.ensemble().teachers()),
-                    cfg.ensemble().simulated());
+                    answers(cfg, cfg.ensemble()));
             workerThread = new Thread(worker, "teacher-worker");
             workerThread.setDaemon(true);
             workerThread.start();
@@ -146,9 +145,13 @@ public final class RunSession implements AutoCloseable {
     /** The teacher-worker settings a spec implies (also used by ./hotpate teachers). */
     public static TeacherWorker.Settings workerSettings(JobConfig cfg, String bootstrap, String runId, int from, int to) {
         JobConfig.Topics t = cfg.kafka().topics();
-        return new TeacherWorker.Settings(bootstrap, t.steps(), t.distributions(), cfg.ensemble().id(), runId, from, to,
-                PayloadKind.valueOf(cfg.ensemble().payload().name()),
-                cfg.ensemble().topK(), cfg.ensemble().samples(), Samplers.byName(cfg.sampler().name()));
+        return new TeacherWorker.Settings(bootstrap, t.steps(), t.distributions(), cfg.ensemble().id(), runId, from, to);
+    }
+
+    /** How the simulated teachers of {@code ensemble} answer, in the spec's payload form. */
+    public static TeacherAnswers answers(JobConfig cfg, JobConfig.Ensemble ensemble) {
+        return new TeacherAnswers(ensemble.simulated(), TeacherAnswers.Form.valueOf(ensemble.payload().name()),
+                ensemble.topK(), ensemble.samples(), Samplers.byName(cfg.sampler().name()));
     }
 
     private StreamExecutionEnvironment environment() throws IOException {
@@ -394,6 +397,7 @@ public final class RunSession implements AutoCloseable {
         ObjectNode s = JSON.createObjectNode();
         s.put("runId", runId);
         s.put("sequences", records.size());
+        s.put("sequencesRequested", cfg.generation().sequences());
         s.put("tokens", records.values().stream().mapToLong(r -> r.tokens().length).sum());
         s.put("privateTokens", tokens());
         s.put("fails", fails());

@@ -1,11 +1,9 @@
-package org.hotpate.teachers;
+package org.hotpate.stream;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -17,15 +15,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
-import org.hotpate.core.sampling.Sampler;
-import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 import org.hotpate.io.AvroWire;
 import org.hotpate.stream.model.Distribution;
 import org.hotpate.stream.model.GenerationStep;
 import org.hotpate.stream.model.PayloadKind;
+import org.hotpate.teachers.TeacherAnswers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * A teacher worker: reads {@code steps} (read_committed), answers each step of its ensemble for
  * teachers {@code [from, to)} on {@code distributions} (key: teacher id). It speaks only the public
  * topic contract, so an LLM inference service that does the same replaces it (docs/streaming.md);
+ * what a simulated teacher answers comes from {@link TeacherAnswers} (package teachers, pure);
  * {@code ./hotpate teachers SPEC} runs it as its own process.
  *
  * <p>Redelivered steps are answered again; the job's vote operator drops the duplicates (one vote
@@ -44,20 +41,18 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
     /** What a worker needs: where to read and write, which teachers, and how to answer. */
     public record Settings(
             String bootstrap, String stepsTopic, String distributionsTopic, String ensembleId, String runId,
-            int from, int to, PayloadKind payload, int topK, int samples, Sampler sampler) {}
+            int from, int to) {}
 
     private final Settings s;
-    private final SimulatedTeachers teachers;
+    private final TeacherAnswers answers;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicLong stepsAnswered = new AtomicLong();
     private final AtomicLong distributionsSent = new AtomicLong();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
-    // Simulated teachers answer every step alike: their (truncated) payload arrays are built once.
-    private final java.util.Map<Integer, Object[]> payloads = new java.util.HashMap<>();
 
-    public TeacherWorker(Settings settings, SimulatedTeachers teachers) {
+    public TeacherWorker(Settings settings, TeacherAnswers answers) {
         this.s = settings;
-        this.teachers = teachers;
+        this.answers = answers;
     }
 
     public long stepsAnswered() {
@@ -109,12 +104,12 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
                 || (step.deadlineMs() > 0 && System.currentTimeMillis() > step.deadlineMs() + 60_000)) {
             return;
         }
-        if (step.randomnessVersion() != SharedRandomness.VERSION && s.payload() == PayloadKind.MODEL_VOTE) {
+        if (step.randomnessVersion() != SharedRandomness.VERSION && answers.form() == TeacherAnswers.Form.MODEL_VOTE) {
             LOG.warn("step {} uses randomness version {}; this worker implements {}", step.stepKey(),
                     step.randomnessVersion(), SharedRandomness.VERSION);
             return;
         }
-        StepRandomness rnd = s.payload() == PayloadKind.MODEL_VOTE
+        StepRandomness rnd = answers.form() == TeacherAnswers.Form.MODEL_VOTE
                 ? StepRandomness.forStep(step.publicSeed(), step.vocabularySize())
                 : null;
         for (int i = s.from(); i < s.to(); i++) {
@@ -126,68 +121,12 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
         stepsAnswered.incrementAndGet();
     }
 
-    /** Teacher i's answer to the step, in the configured payload form. */
+    /** Teacher i's answer to the step, on the wire model. */
     Distribution distribution(GenerationStep step, int i, StepRandomness rnd) {
-        SparseProbabilities p = teachers.teacher(i);
-        long now = System.currentTimeMillis();
-        switch (s.payload()) {
-            case MODEL_VOTE: {
-                int vote = s.sampler().vote(p, rnd, SeedDerivation.teacherKey(i));
-                return new Distribution(step.runId(), step.sequenceId(), step.step(), step.attempt(), i,
-                        PayloadKind.MODEL_VOTE, new int[0], new double[0], 1.0, Double.NaN, vote, SharedRandomness.VERSION, now);
-            }
-            case RAW_SAMPLES: {
-                // The teacher's own sampling randomness (an LLM API would draw it privately).
-                SplittableRandom rng = new SplittableRandom(step.publicSeed() ^ SeedDerivation.teacherKey(i));
-                int[] out = new int[s.samples()];
-                int n = 0;
-                for (int k = 0; k < out.length; k++) {
-                    double u = rng.nextDouble();
-                    double acc = 0;
-                    for (int j = 0; j < p.size(); j++) {
-                        acc += p.probAt(j);
-                        if (u < acc) {
-                            out[n++] = p.tokenAt(j);
-                            break;
-                        }
-                    }
-                }
-                int[] samples = n == 0 ? new int[] {p.tokenAt(0)} : Arrays.copyOf(out, n);
-                return new Distribution(step.runId(), step.sequenceId(), step.step(), step.attempt(), i,
-                        PayloadKind.RAW_SAMPLES, samples, new double[0], 1.0, Double.NaN, -1, 0, now);
-            }
-            default: {
-                Object[] cached = payloads.computeIfAbsent(i, t -> payload(p));
-                int[] tokens = (int[]) cached[0];
-                double[] values = (double[]) cached[1];
-                // Logits are log-probabilities with temperature 1 and logZ = 0: the unsent tail abstains.
-                return new Distribution(step.runId(), step.sequenceId(), step.step(), step.attempt(), i, s.payload(),
-                        tokens, values, 1.0, s.payload() == PayloadKind.TOP_K_LOGITS ? 0.0 : Double.NaN, -1, 0, now);
-            }
-        }
-    }
-
-    private Object[] payload(SparseProbabilities p) {
-        int[] order = topK(p, s.topK());
-        int[] tokens = new int[order.length];
-        double[] values = new double[order.length];
-        for (int j = 0; j < order.length; j++) {
-            tokens[j] = p.tokenAt(order[j]);
-            values[j] = s.payload() == PayloadKind.TOP_K_LOGITS ? Math.log(p.probAt(order[j])) : p.probAt(order[j]);
-        }
-        return new Object[] {tokens, values};
-    }
-
-    private static int[] topK(SparseProbabilities p, int k) {
-        Integer[] idx = new Integer[p.size()];
-        for (int j = 0; j < idx.length; j++) {
-            idx[j] = j;
-        }
-        if (k <= 0 || k >= idx.length) {
-            return Arrays.stream(idx).mapToInt(Integer::intValue).filter(j -> p.probAt(j) > 0).toArray();
-        }
-        Arrays.sort(idx, (a, b) -> Double.compare(p.probAt(b), p.probAt(a)));
-        return Arrays.stream(idx, 0, k).mapToInt(Integer::intValue).filter(j -> p.probAt(j) > 0).toArray();
+        TeacherAnswers.Answer a = answers.answer(i, step.publicSeed(), rnd);
+        return new Distribution(step.runId(), step.sequenceId(), step.step(), step.attempt(), i,
+                PayloadKind.valueOf(a.form().name()), a.tokens(), a.values(), a.temperature(), a.logNormalizer(), a.vote(),
+                a.randomnessVersion(), System.currentTimeMillis());
     }
 
     /** Stops the worker (from any thread). */

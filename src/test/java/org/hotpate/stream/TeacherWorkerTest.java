@@ -1,15 +1,15 @@
-package org.hotpate.teachers;
+package org.hotpate.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution;
-import org.hotpate.stream.CoreBindings;
-import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.model.Distribution;
 import org.hotpate.stream.model.GenerationStep;
 import org.hotpate.stream.model.PayloadKind;
+import org.hotpate.teachers.SimulatedTeachers;
+import org.hotpate.teachers.TeacherAnswers;
 import org.junit.jupiter.api.Test;
 
 /** The worker's four payload forms are valid answers, and its model-side votes match the job's. */
@@ -17,8 +17,8 @@ class TeacherWorkerTest {
     private static final SimulatedTeachers TEACHERS = SimulatedTeachers.planetZ(1, 20, 50);
 
     private static TeacherWorker worker(PayloadKind kind, int topK) {
-        return new TeacherWorker(new TeacherWorker.Settings("unused:1", "s", "d", "ens", null, 0, 50, kind, topK, 16,
-                Samplers.coordinated()), TEACHERS);
+        return new TeacherWorker(new TeacherWorker.Settings("unused:1", "s", "d", "ens", null, 0, 50),
+                new TeacherAnswers(TEACHERS, TeacherAnswers.Form.valueOf(kind.name()), topK, 16, Samplers.coordinated()));
     }
 
     private static GenerationStep step(int s) {
