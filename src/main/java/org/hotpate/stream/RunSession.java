@@ -68,6 +68,7 @@ public final class RunSession implements AutoCloseable {
     private Thread workerThread;
     private JobClient job;
     private long distributionsAtStart;
+    private Path flinkTmp;
 
     // What the read_committed follower has seen.
     private final Map<String, StepResult> results = new TreeMap<>();
@@ -161,8 +162,10 @@ public final class RunSession implements AutoCloseable {
                 ? out.resolve("checkpoints").toAbsolutePath().toUri().toString()
                 : cfg.flink().stateDir();
         if (cfg.flink().embedded()) {
-            Path tmp = Files.createTempDirectory("hotpate-flink-");
-            Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, tmp.toString());
+            // Inside the run's output dir (BUILD-NOTES: a killed MiniCluster leaves files behind in /tmp);
+            // deleted when the run closes.
+            flinkTmp = Files.createDirectories(out.resolve("flink-tmp")).toAbsolutePath();
+            Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, flinkTmp.toString());
             return StreamExecutionEnvironment.createLocalEnvironment(cfg.flink().parallelism(), conf);
         }
         Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, null);
@@ -470,6 +473,13 @@ public final class RunSession implements AutoCloseable {
         }
         if (kafka != null) {
             kafka.close();
+        }
+        if (flinkTmp != null) {
+            try (java.util.stream.Stream<Path> files = Files.walk(flinkTmp)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException ignored) {
+                // best effort
+            }
         }
     }
 }
