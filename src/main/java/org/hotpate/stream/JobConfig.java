@@ -30,6 +30,8 @@ public record JobConfig(
     public JobConfig {
         checkNotNull("name", name);
         checkArgument(name.matches("[A-Za-z0-9._-]+"), "name must match [A-Za-z0-9._-]+; got '" + name + "'");
+        checkArgument(budget.perTeacher() == 0 || ensemble.heterogeneous(),
+                "budget.per-teacher needs ensemble.kind: heterogeneous; got " + budget.perTeacher() + " for a homogeneous ensemble");
     }
 
     public enum TeacherSource { PLANET_Z, ALPHA_MIXTURE, EXTERNAL }

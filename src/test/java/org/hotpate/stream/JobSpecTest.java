@@ -55,6 +55,7 @@ class JobSpecTest {
         assertThatThrownBy(() -> JobSpec.parse("kafka: {mode: external}", "x")).hasMessageContaining("kafka.bootstrap");
         assertThatThrownBy(() -> JobSpec.parse("mechanism: {params: {sigma: x}}", "x")).hasMessageContaining("mechanism.params.sigma");
         assertThatThrownBy(() -> JobSpec.parse("- a\n- b", "x")).hasMessageContaining("mapping");
+        assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher: 5}", "x")).hasMessageContaining("budget.per-teacher");
     }
 
     @Test
