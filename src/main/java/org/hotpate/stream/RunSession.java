@@ -76,6 +76,7 @@ public final class RunSession implements AutoCloseable {
     private final Map<Long, SyntheticRecord> records = new TreeMap<>();
     private final List<LedgerEntry> ledger = new ArrayList<>();
     private final List<Rejected> rejected = new ArrayList<>();
+    private final Set<String> seen = new HashSet<>();
 
     private RunSession(JobConfig cfg, String runId, EmbeddedKafka kafka, String bootstrap) {
         this.cfg = cfg;
@@ -213,6 +214,21 @@ public final class RunSession implements AutoCloseable {
         return follow(timeout, progress, null);
     }
 
+    /**
+     * Follows the outputs until {@code condition} holds (or {@code timeout}); for tests that wait
+     * for an effect after the run completed. Returns whether it held.
+     */
+    public boolean awaitCondition(java.util.function.Predicate<RunSession> condition, Duration timeout) throws Exception {
+        boolean[] held = {false};
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (!held[0] && System.currentTimeMillis() < deadline) {
+            follow(Duration.ofMillis(Math.min(1000, Math.max(1, deadline - System.currentTimeMillis()))), null,
+                    r -> held[0] |= condition.test(r));
+            held[0] |= condition.test(this);
+        }
+        return held[0];
+    }
+
     /** Like {@link #await} with a hook called after each poll (tests inject faults here). */
     public boolean follow(Duration timeout, PrintStream progress, Consumer<RunSession> afterPoll) throws Exception {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
@@ -268,6 +284,9 @@ public final class RunSession implements AutoCloseable {
     }
 
     private synchronized void accept(ConsumerRecord<byte[], byte[]> r) {
+        if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) {
+            return; // read again by a later follow(): not a new record
+        }
         JobConfig.Topics t = cfg.kafka().topics();
         try {
             if (r.topic().equals(t.results())) {

@@ -112,8 +112,8 @@ class HotPateJobITCase {
     @Test
     void badRecordsLandInRejectedWhileGenerationContinues() throws Exception {
         JobConfig cfg = config("bad", "");
+        Properties p = new Properties();
         try (RunSession run = RunSession.start(cfg, null)) {
-            Properties p = new Properties();
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
             try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
                 String topic = cfg.kafka().topics().distributions();
@@ -126,6 +126,15 @@ class HotPateJobITCase {
                         Distribution.sparse(run.runId(), 0, 0, 0, 4, new int[] {-5}, new double[] {0.5}))));
             }
             assertThat(run.await(Duration.ofSeconds(90), null)).as("run completes despite bad input").isTrue();
+            // A malicious (or redelivered) second answer of teacher 0 to a step it answered: dropped.
+            int resultsBefore = run.results().size();
+            try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+                prod.send(new ProducerRecord<>(cfg.kafka().topics().distributions(), null, AvroWire.encode(
+                        Distribution.sparse(run.runId(), 0, 0, 0, 0, new int[] {101}, new double[] {1.0})))).get();
+            }
+            assertThat(run.awaitCondition(r -> r.rejected().stream().anyMatch(x -> x.reason().equals(Rejected.DUPLICATE_VOTE)),
+                    Duration.ofSeconds(20))).as("duplicate dead-lettered").isTrue();
+            assertThat(run.results()).hasSize(resultsBefore);
             run.finish();
             assertThat(run.records()).hasSize(4);
             assertConsistent(run, cfg);
