@@ -45,7 +45,8 @@ public final class Main {
             return 2;
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
-        if (rest.length > 0 && (rest[0].equals("--help") || rest[0].equals("-h"))) {
+        // --help anywhere after the command (e.g. `privacy plan --help`) prints the command's help.
+        if (java.util.Arrays.stream(rest).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
             out.print(cmd.help());
             return 0;
         }

@@ -28,6 +28,12 @@ class MainTest {
     }
 
     @Test
+    void helpAfterASubcommand_printsTheCommandHelp() {
+        assertThat(run("privacy", "plan", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("privacy");
+    }
+
+    @Test
     void unknownCommand_exitsTwo() {
         assertThat(run("frobnicate")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command 'frobnicate'");
