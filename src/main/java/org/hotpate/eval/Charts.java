@@ -54,8 +54,13 @@ public final class Charts {
         if (logX) {
             LogAxis axis = new LogAxis(xLabel);
             axis.setBase(10);
-            axis.setStandardTickUnits(NumberAxis.createStandardTickUnits());
             axis.setSmallestValue(1e-6);
+            // Decade ticks labelled as plain numbers (10, 100, 1,000) instead of 10^2.3-style exponents.
+            axis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0.##"));
+            axis.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0), false, false);
+            axis.setAutoTickUnitSelection(false);
+            axis.setMinorTickCount(9);
+            axis.setMinorTickMarksVisible(true);
             plot.setDomainAxis(axis);
         }
         if (yMax != null) {

@@ -258,7 +258,8 @@ public final class PrivacyEfficiency {
     private Tuned better(Tuned a, Tuned b) {
         boolean bOk = b.precision >= minPrecision && b.predictedTokens > 0;
         if (a == null) {
-            return bOk ? b : new Tuned(b.params, b.threshold, 0, 0, b.precision);
+            // Placeholder until a setting qualifies: no parameters, nothing predicted.
+            return bOk ? b : new Tuned(Map.of(), Double.NaN, 0, 0, 0);
         }
         return bOk && b.predictedTokens > a.predictedTokens ? b : a;
     }

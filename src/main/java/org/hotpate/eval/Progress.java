@@ -42,7 +42,6 @@ public final class Progress {
 
     /** Ends the phase (prints the final state and a newline). */
     public synchronized void finish() {
-        done.set(total);
         print(true);
         if (err != null) {
             err.println();
