@@ -282,22 +282,32 @@ public final class PrivacyEfficiency {
         return RdpAccountant.rdpOf(e, grid, PateAccounting.DATA_INDEPENDENT);
     }
 
-    /** The largest K ≤ maxSteps with ε(K·Σ weight_i·curve_i) ≤ budget (binary search). */
+    /**
+     * The number of steps a run makes, modelled the way the budget filter stops it: step k is run
+     * only if the spend so far plus the step's worst case fits, and a step spends Σ weight_i·curve_i
+     * in expectation (for Confident-GNMax the argmax part only with probability Pr[answered]). So K
+     * = the largest k ≤ maxSteps with ε((k − 1)·expected + worst) ≤ budget, worst = Σ curve_i.
+     */
     long affordableSteps(double[][] curves, double[] weights) {
-        double[] perStep = new double[grid.size()];
+        double[] expected = new double[grid.size()];
+        double[] worst = new double[grid.size()];
         for (int c = 0; c < curves.length; c++) {
-            for (int i = 0; i < perStep.length; i++) {
-                perStep[i] += weights[c] * curves[c][i];
+            for (int i = 0; i < expected.length; i++) {
+                expected[i] += weights[c] * curves[c][i];
+                worst[i] += curves[c][i];
             }
         }
-        long lo = 0;
+        if (!fits(expected, worst, 1)) {
+            return 0;
+        }
+        long lo = 1;
         long hi = maxSteps;
-        if (fits(perStep, hi)) {
+        if (fits(expected, worst, hi)) {
             return hi;
         }
         while (hi - lo > 1) {
             long mid = (lo + hi) >>> 1;
-            if (fits(perStep, mid)) {
+            if (fits(expected, worst, mid)) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -306,10 +316,10 @@ public final class PrivacyEfficiency {
         return lo;
     }
 
-    private boolean fits(double[] perStep, long k) {
-        double[] total = new double[perStep.length];
+    private boolean fits(double[] expected, double[] worst, long k) {
+        double[] total = new double[expected.length];
         for (int i = 0; i < total.length; i++) {
-            total[i] = k * perStep[i];
+            total[i] = (k - 1) * expected[i] + worst[i];
         }
         double eps = RdpAccountant.restore(grid, PateAccounting.DATA_INDEPENDENT, total, 0)
                 .epsilon(budget.delta(), Conversion.IMPROVED).epsilon();
