@@ -78,7 +78,8 @@ public final class EvaluateCommand implements Command {
                   --out DIR             output directory (required): evaluation.json, *.png, report.html
                   --epsilon E           privacy-efficiency budget epsilon (default 1)
                   --delta D             privacy-efficiency budget delta (default 1e-6)
-                  --mechanisms LIST     of gnmax,confident-gnmax,hot-pate,lnmax (default all), or none
+                  --mechanisms LIST     of gnmax,confident-gnmax,hot-pate,lnmax, or none (default:
+                                        all; none for alpha-mixture, whose |V| grows with n)
                   --max-steps K         cap on steps per privacy-efficiency run (default 200000)
                   --min-precision P     noise settings must release >= P useful tokens per token
                                         released (default 0.9; useful = the noise-free plurality)
@@ -122,7 +123,10 @@ public final class EvaluateCommand implements Command {
         if (!(delta > 0 && delta < 1)) {
             throw new UsageException("--delta must be in (0, 1); got " + delta);
         }
-        List<String> mechanisms = mechanisms(a.string("mechanisms", String.join(",", PrivacyEfficiency.MECHANISMS)));
+        // The alpha-mixture's vocabulary grows with n (one private token per teacher), which makes
+        // every noisy argmax |V| = m + n noise draws: privacy efficiency is opt-in there.
+        String defaultMechanisms = workload.equals("alpha-mixture") ? "none" : String.join(",", PrivacyEfficiency.MECHANISMS);
+        List<String> mechanisms = mechanisms(a.string("mechanisms", defaultMechanisms));
         long maxSteps = a.longValue("max-steps", 200_000L);
         if (maxSteps < 1) {
             throw new UsageException("--max-steps must be >= 1; got " + maxSteps);

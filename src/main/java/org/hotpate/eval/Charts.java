@@ -98,6 +98,11 @@ public final class Charts {
         for (int s = 0; s < series.size(); s++) {
             r.setSeriesPaint(s, colors.get(s));
         }
+        // Value labels on the bars: a cold bar of 0 or 1 is otherwise invisible next to thousands.
+        r.setDefaultItemLabelGenerator(new org.jfree.chart.labels.StandardCategoryItemLabelGenerator(
+                "{2}", new java.text.DecimalFormat("#,##0")));
+        r.setDefaultItemLabelsVisible(true);
+        plot.getRangeAxis().setUpperMargin(0.12);
         ChartUtils.saveChartAsPNG(out, chart, WIDTH, HEIGHT);
     }
 }

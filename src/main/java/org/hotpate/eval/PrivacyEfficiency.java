@@ -68,8 +68,12 @@ public final class PrivacyEfficiency {
             double spentEpsilon,
             boolean capped) {}
 
-    /** Hot vs cold under one mechanism; ratio is tokens(hot)/tokens(cold), null if cold yields none. */
-    public record Result(String mechanism, Run coordinated, Run independent, Double ratio) {}
+    /**
+     * Hot vs cold under one mechanism: {@code ratio} = realized tokens(hot)/tokens(cold) and {@code
+     * expectedRatio} = predicted tokens(hot)/predicted tokens(cold) (less noisy when cold yields a
+     * handful); each null when its denominator is 0.
+     */
+    public record Result(String mechanism, Run coordinated, Run independent, Double ratio, Double expectedRatio) {}
 
     /** The mechanisms this evaluation knows how to tune. */
     public static final List<String> MECHANISMS = List.of("gnmax", "confident-gnmax", "hot-pate", "lnmax");
@@ -79,6 +83,9 @@ public final class PrivacyEfficiency {
      * probability p is estimated with standard error √(p/20000), e.g. ±0.0003 at p = 0.002.
      */
     public static final int DEFAULT_TUNING_TRIALS = 20_000;
+
+    /** A setting predicted to yield fewer useful tokens than this over the whole budget yields none. */
+    static final double MIN_PREDICTED_TOKENS = 0.05;
 
     /** Default precision floor: at least 90% of the released tokens must be useful. */
     public static final double DEFAULT_MIN_PRECISION = 0.9;
@@ -119,13 +126,14 @@ public final class PrivacyEfficiency {
         Run h = run(mechanism, hot, progress);
         Run c = run(mechanism, cold, progress);
         Double ratio = c.tokens() > 0 ? (double) h.tokens() / c.tokens() : null;
-        return new Result(mechanism, h, c, ratio);
+        Double expected = c.predictedTokens() > 0 ? h.predictedTokens() / c.predictedTokens() : null;
+        return new Result(mechanism, h, c, ratio, expected);
     }
 
     private Run run(String mechanism, DrawSet draws, Progress progress) {
         Pool pool = new Pool(draws, vocabularySize, tuningTrials);
         Tuned best = tune(mechanism, pool);
-        if (best.predictedTokens <= 0) {
+        if (best.predictedTokens < MIN_PREDICTED_TOKENS) {
             // No setting on the grid is predicted to yield anything: report zero, spend nothing.
             return new Run(draws.sampler(), best.params, Double.isNaN(best.threshold) ? null : best.threshold,
                     0, 0, 0, 0, 0, 0, 0, false);
@@ -256,7 +264,7 @@ public final class PrivacyEfficiency {
 
     /** The better of two settings: only settings that meet the precision floor can win. */
     private Tuned better(Tuned a, Tuned b) {
-        boolean bOk = b.precision >= minPrecision && b.predictedTokens > 0;
+        boolean bOk = b.precision >= minPrecision && b.predictedTokens >= MIN_PREDICTED_TOKENS;
         if (a == null) {
             // Placeholder until a setting qualifies: no parameters, nothing predicted.
             return bOk ? b : new Tuned(Map.of(), Double.NaN, 0, 0, 0);
@@ -365,6 +373,8 @@ public final class PrivacyEfficiency {
         private final PrivacyEvent.CountProfile[] profiles;
         private final int[] max;
         private final int trials;
+        private final int[][] countValues;
+        private final int[][] countMultiplicity;
 
         Pool(DrawSet draws, int vocabularySize, int trials) {
             this.trials = trials;
@@ -375,7 +385,10 @@ public final class PrivacyEfficiency {
             histograms = new VoteHistogram[r];
             profiles = new PrivacyEvent.CountProfile[r];
             max = new int[r];
+            countValues = new int[r][];
+            countMultiplicity = new int[r][];
             for (int h = 0; h < r; h++) {
+                groupCounts(h, draws.counts().get(h), vocabularySize);
                 histograms[h] = draws.histogram(h);
                 profiles[h] = new PrivacyEvent.CountProfile(histograms[h].countsDescending(), vocabularySize, teachers);
                 max[h] = histograms[h].maxCount();
@@ -384,6 +397,20 @@ public final class PrivacyEfficiency {
 
         int size() {
             return histograms.length;
+        }
+
+        /** Distinct count values of draw h, descending (zero included), with their multiplicities. */
+        private void groupCounts(int h, int[] counts, int vocabularySize) {
+            java.util.TreeMap<Integer, Integer> m = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+            for (int c : counts) {
+                m.merge(c, 1, Integer::sum);
+            }
+            int zeros = vocabularySize - counts.length;
+            if (zeros > 0) {
+                m.merge(0, zeros, Integer::sum);
+            }
+            countValues[h] = m.keySet().stream().mapToInt(Integer::intValue).toArray();
+            countMultiplicity[h] = m.values().stream().mapToInt(Integer::intValue).toArray();
         }
 
         VoteHistogram histogram(int h) {
@@ -434,26 +461,23 @@ public final class PrivacyEfficiency {
         }
 
         /**
-         * One simulated noisy argmax over the whole vocabulary: noise on every counted token, and
-         * the maximum noise of the m zero-count tokens drawn at once by inverse CDF (F^m).
+         * One simulated noisy argmax over the whole vocabulary. Tokens with equal counts are
+         * exchangeable, so for each distinct count value c held by m tokens only the largest of
+         * their m noises matters: it is drawn at once by inverse CDF (F^m), zero-count tokens
+         * included. Cost O(distinct count values) instead of O(|V|).
          */
         private boolean noisyArgmaxIsPlurality(int h, double scale, boolean laplace, SplittableRandom rnd) {
-            int[] counts = draws.counts().get(h);
-            double bestPlurality = Double.NEGATIVE_INFINITY;
+            if (max[h] == 0) {
+                return false;
+            }
+            int[] values = countValues[h];
+            int[] mult = countMultiplicity[h];
+            double bestPlurality = max[h] + maxOfNoises(mult[0], scale, laplace, rnd); // values[0] = max
             double bestOther = Double.NEGATIVE_INFINITY;
-            for (int c : counts) {
-                double v = c + noise(scale, laplace, rnd);
-                if (c == max[h]) {
-                    bestPlurality = Math.max(bestPlurality, v);
-                } else {
-                    bestOther = Math.max(bestOther, v);
-                }
+            for (int x = 1; x < values.length; x++) {
+                bestOther = Math.max(bestOther, values[x] + maxOfNoises(mult[x], scale, laplace, rnd));
             }
-            int zeros = vocabularySize - counts.length;
-            if (zeros > 0) {
-                bestOther = Math.max(bestOther, maxOfNoises(zeros, scale, laplace, rnd));
-            }
-            return max[h] > 0 && bestPlurality > bestOther;
+            return bestPlurality > bestOther;
         }
 
         private static double noise(double scale, boolean laplace, SplittableRandom rnd) {

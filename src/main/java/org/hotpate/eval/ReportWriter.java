@@ -87,6 +87,11 @@ public final class ReportWriter {
                 } else {
                     o.put("ratio", m.ratio());
                 }
+                if (m.expectedRatio() == null) {
+                    o.putNull("expectedRatio");
+                } else {
+                    o.put("expectedRatio", m.expectedRatio());
+                }
             }
         }
         if (r.steps().size() > 1) {
@@ -255,7 +260,7 @@ public final class ReportWriter {
                 h.append("<p>").append(esc(r.privacyNote())).append("</p>\n");
             }
             h.append("<table><tr><th>mechanism</th><th>sampler</th><th>parameters</th><th>steps</th><th>answered</th><th>useful tokens</th>")
-                    .append("<th>precision</th><th>distinct tokens</th><th>&epsilon; spent</th><th>hot/cold</th></tr>\n");
+                    .append("<th>precision</th><th>distinct tokens</th><th>&epsilon; spent</th><th>predicted tokens</th><th>hot/cold (realized; predicted)</th></tr>\n");
             for (PrivacyEfficiency.Result m : r.privacy()) {
                 for (PrivacyEfficiency.Run run : List.of(m.coordinated(), m.independent())) {
                     h.append("<tr><td>").append(esc(m.mechanism())).append("</td><td>").append(run.sampler()).append("</td><td>")
@@ -263,8 +268,11 @@ public final class ReportWriter {
                                     ? ", T=" + fmt(run.threshold(), 1) : "")))
                             .append("</td>").append(tdNum(run.steps())).append(tdNum(run.answered()))
                             .append(tdNum(run.tokens())).append(td(run.precision(), 2)).append(tdNum(run.distinctTokens()))
-                            .append(td(run.spentEpsilon(), 3))
-                            .append("<td>").append(run == m.coordinated() ? (m.ratio() == null ? "cold yields none" : fmt(m.ratio(), 1) + "&times;") : "")
+                            .append(td(run.spentEpsilon(), 3)).append(td(run.predictedTokens(), 1))
+                            .append("<td>").append(run == m.coordinated()
+                                    ? (m.ratio() == null ? "cold yields none" : fmt(m.ratio(), 1) + "&times;") + "; "
+                                            + (m.expectedRatio() == null ? "&infin;" : fmt(m.expectedRatio(), 1) + "&times;")
+                                    : "")
                             .append(run.steps() == 0 && run.tokens() == 0 ? "no setting meets the precision floor" : "")
                             .append(run.capped() ? " (capped)" : "").append("</td></tr>\n");
                 }

@@ -91,6 +91,39 @@ class PrivacyEfficiencyTest {
         assertThat(r.coordinated().capped()).isTrue();
     }
 
+    /**
+     * The tuning shortcut (one inverse-CDF draw for the largest noise of each group of equal
+     * counts) must estimate the same probability as noising every token: counts (5, 3, 3, 0, 0, 0)
+     * with σ = 2, 20000 trials each; the two estimates differ by less than 4·√(2p(1−p)/20000)
+     * (false failure ≈ 6e-5).
+     */
+    @Test
+    void groupedNoisyArgmax_matchesBruteForce() {
+        DrawSet d = new DrawSet("coordinated", 11, java.util.List.of(new int[] {0, 1, 2}),
+                java.util.List.of(new int[] {5, 3, 3}));
+        PrivacyEfficiency.Pool pool = new PrivacyEfficiency.Pool(d, 6, 20_000);
+        double grouped = pool.pluralityProbability(2.0, false, new java.util.SplittableRandom(1));
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(2);
+        int[] counts = {5, 3, 3, 0, 0, 0};
+        int hits = 0;
+        for (int t = 0; t < 20_000; t++) {
+            int best = -1;
+            double bestV = Double.NEGATIVE_INFINITY;
+            for (int j = 0; j < counts.length; j++) {
+                double u1 = 1.0 - rnd.nextDouble();
+                double v = counts[j] + 2.0 * Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rnd.nextDouble());
+                if (v > bestV) {
+                    bestV = v;
+                    best = j;
+                }
+            }
+            hits += best == 0 ? 1 : 0;
+        }
+        double brute = hits / 20_000.0;
+        assertThat(grouped).isCloseTo(brute, org.assertj.core.api.Assertions.within(
+                4 * Math.sqrt(2 * brute * (1 - brute) / 20_000)));
+    }
+
     @Test
     void unknownMechanism_throws() {
         PrivacyEfficiency pe = new PrivacyEfficiency(BUDGET, 10, 1050, SEEDED, 1, 2000, 0.0);
