@@ -71,9 +71,11 @@ public final class PrivacyEfficiency {
     /**
      * Hot vs cold under one mechanism: {@code ratio} = realized tokens(hot)/tokens(cold) and {@code
      * expectedRatio} = predicted tokens(hot)/predicted tokens(cold) (less noisy when cold yields a
-     * handful); each null when its denominator is 0.
+     * handful); {@code distinctRatio} = distinct useful tokens hot/cold (diversity: cold PATE tends
+     * to repeat the mode); each null when its denominator is 0.
      */
-    public record Result(String mechanism, Run coordinated, Run independent, Double ratio, Double expectedRatio) {}
+    public record Result(String mechanism, Run coordinated, Run independent, Double ratio, Double expectedRatio,
+            Double distinctRatio) {}
 
     /** The mechanisms this evaluation knows how to tune. */
     public static final List<String> MECHANISMS = List.of("gnmax", "confident-gnmax", "hot-pate", "lnmax");
@@ -127,7 +129,8 @@ public final class PrivacyEfficiency {
         Run c = run(mechanism, cold, progress);
         Double ratio = c.tokens() > 0 ? (double) h.tokens() / c.tokens() : null;
         Double expected = c.predictedTokens() > 0 ? h.predictedTokens() / c.predictedTokens() : null;
-        return new Result(mechanism, h, c, ratio, expected);
+        Double distinct = c.distinctTokens() > 0 ? (double) h.distinctTokens() / c.distinctTokens() : null;
+        return new Result(mechanism, h, c, ratio, expected, distinct);
     }
 
     private Run run(String mechanism, DrawSet draws, Progress progress) {

@@ -87,11 +87,8 @@ public final class ReportWriter {
                 } else {
                     o.put("ratio", m.ratio());
                 }
-                if (m.expectedRatio() == null) {
-                    o.putNull("expectedRatio");
-                } else {
-                    o.put("expectedRatio", m.expectedRatio());
-                }
+                putNullable(o, "expectedRatio", m.expectedRatio());
+                putNullable(o, "distinctRatio", m.distinctRatio());
             }
         }
         if (r.steps().size() > 1) {
@@ -113,6 +110,14 @@ public final class ReportWriter {
         t.put("privacySeconds", round(r.privacySeconds(), 2));
         root.put("command", command);
         return root;
+    }
+
+    private static void putNullable(ObjectNode o, String key, Double v) {
+        if (v == null) {
+            o.putNull(key);
+        } else {
+            o.put(key, v);
+        }
     }
 
     private static double workloadDouble(Map<String, Object> w, String key) {
@@ -191,7 +196,7 @@ public final class ReportWriter {
                     "alpha (weight of the common part)", "yield", false, 1.0,
                     List.of(new Charts.Curve("coordinated (measured)", y.alphas(), y.coordinated(), Charts.HOT, false),
                             new Charts.Curve("independent (measured)", y.alphas(), y.independent(), Charts.COLD, false),
-                            new Charts.Curve("theory 1-(T/n)^(a/(1-a))", y.alphas(), y.theory(), Charts.REF, true),
+                            new Charts.Curve("theory (exact, paper E)", y.alphas(), y.theory(), Charts.REF, true),
                             new Charts.Curve("yield = alpha", y.alphas(), y.alphas(), Color.BLACK, true)));
             out.put("Yield vs alpha", yp);
         }
@@ -223,7 +228,9 @@ public final class ReportWriter {
         h.append("<h1>Hot PATE evaluation: coordinated (hot) vs independent (cold) ensembles</h1>\n");
         h.append("<p><code>").append(esc(command)).append("</code></p>\n<h2>Workload</h2>\n<table>");
         for (Map.Entry<String, Object> e : workload.entrySet()) {
-            h.append("<tr><td>").append(esc(e.getKey())).append("</td><td>").append(esc(String.valueOf(e.getValue()))).append("</td></tr>");
+            Object v = e.getValue();
+            String text = v instanceof Double d && d != Math.rint(d) ? String.format(Locale.ROOT, "%.4g", d) : String.valueOf(v);
+            h.append("<tr><td>").append(esc(e.getKey())).append("</td><td>").append(esc(text)).append("</td></tr>");
         }
         h.append("</table>\n");
         h.append("<h2>Coverage, sparsity and TV distance per threshold</h2>\n")
@@ -260,7 +267,7 @@ public final class ReportWriter {
                 h.append("<p>").append(esc(r.privacyNote())).append("</p>\n");
             }
             h.append("<table><tr><th>mechanism</th><th>sampler</th><th>parameters</th><th>steps</th><th>answered</th><th>useful tokens</th>")
-                    .append("<th>precision</th><th>distinct tokens</th><th>&epsilon; spent</th><th>predicted tokens</th><th>hot/cold (realized; predicted)</th></tr>\n");
+                    .append("<th>precision</th><th>distinct tokens</th><th>&epsilon; spent</th><th>predicted tokens</th><th>hot/cold tokens (realized; predicted)</th><th>hot/cold distinct</th></tr>\n");
             for (PrivacyEfficiency.Result m : r.privacy()) {
                 for (PrivacyEfficiency.Run run : List.of(m.coordinated(), m.independent())) {
                     h.append("<tr><td>").append(esc(m.mechanism())).append("</td><td>").append(run.sampler()).append("</td><td>")
@@ -274,7 +281,9 @@ public final class ReportWriter {
                                             + (m.expectedRatio() == null ? "&infin;" : fmt(m.expectedRatio(), 1) + "&times;")
                                     : "")
                             .append(run.steps() == 0 && run.tokens() == 0 ? "no setting meets the precision floor" : "")
-                            .append(run.capped() ? " (capped)" : "").append("</td></tr>\n");
+                            .append(run.capped() ? " (capped)" : "").append("</td><td>")
+                            .append(run == m.coordinated() ? (m.distinctRatio() == null ? "&infin;" : fmt(m.distinctRatio(), 1) + "&times;") : "")
+                            .append("</td></tr>\n");
                 }
             }
             h.append("</table>\n");

@@ -60,6 +60,10 @@ class EvaluateCommandTest {
         assertThat(j.get("robustMass").size()).isEqualTo(4);
         assertThat(j.get("workload").get("k").asInt()).isEqualTo(20);
         assertThat(j.get("privacyEfficiency").get("mechanisms").size()).isEqualTo(2);
+        for (JsonNode m : j.get("privacyEfficiency").get("mechanisms")) {
+            assertThat(m.has("ratio") && m.has("expectedRatio") && m.has("distinctRatio")).isTrue();
+            assertThat(m.get("coordinated").get("spentEpsilon").asDouble()).isLessThanOrEqualTo(1.0);
+        }
         for (String png : List.of("coverage.png", "sparsity.png", "tv.png", "coverage-vs-sparsity.png", "privacy-efficiency.png")) {
             byte[] b = Files.readAllBytes(outDir.resolve(png));
             assertThat(b.length).as(png).isGreaterThan(1000);
