@@ -204,9 +204,11 @@ public final class EvaluateCommand implements Command {
         info.put("draws", draws);
         info.put("seed", seed);
         info.put("vocabularySize", steps.stream().mapToInt(EvalEnsemble::vocabularySize).max().orElseThrow());
-        info.put("epsilon", epsilon);
-        info.put("delta", delta);
-        info.put("minPrecision", minPrecision);
+        if (!mechanisms.isEmpty()) {
+            info.put("epsilon", epsilon);
+            info.put("delta", delta);
+            info.put("minPrecision", minPrecision);
+        }
 
         Evaluation.Options options = new Evaluation.Options(thresholds, draws, seed, threads, mechanisms,
                 new PrivacyBudget(epsilon, delta), maxSteps, minPrecision, yield);

@@ -280,7 +280,7 @@ public final class ReportWriter {
                                     ? (m.ratio() == null ? "cold yields none" : fmt(m.ratio(), 1) + "&times;") + "; "
                                             + (m.expectedRatio() == null ? "&infin;" : fmt(m.expectedRatio(), 1) + "&times;")
                                     : "")
-                            .append(run.steps() == 0 && run.tokens() == 0 ? "no setting meets the precision floor" : "")
+                            .append(run.steps() == 0 && run.tokens() == 0 ? "no qualifying setting (precision floor, or < 0.05 tokens predicted)" : "")
                             .append(run.capped() ? " (capped)" : "").append("</td><td>")
                             .append(run == m.coordinated() ? (m.distinctRatio() == null ? "&infin;" : fmt(m.distinctRatio(), 1) + "&times;") : "")
                             .append("</td></tr>\n");
