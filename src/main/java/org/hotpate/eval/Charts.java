@@ -81,13 +81,19 @@ public final class Charts {
     /** A grouped bar chart: one group per category, one bar per series. */
     static void bars(File out, String title, String yLabel, List<String> categories, List<String> series,
             double[][] values, List<Color> colors) throws IOException {
+        bars(out, title, "mechanism", yLabel, categories, series, values, colors, "#,##0", WIDTH);
+    }
+
+    /** A grouped bar chart with an x label, a value-label format (null: no labels) and a width. */
+    static void bars(File out, String title, String xLabel, String yLabel, List<String> categories, List<String> series,
+            double[][] values, List<Color> colors, String labelFormat, int width) throws IOException {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
         for (int s = 0; s < series.size(); s++) {
             for (int c = 0; c < categories.size(); c++) {
                 data.addValue(values[s][c], series.get(s), categories.get(c));
             }
         }
-        JFreeChart chart = ChartFactory.createBarChart(title, "mechanism", yLabel, data, PlotOrientation.VERTICAL,
+        JFreeChart chart = ChartFactory.createBarChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL,
                 true, false, false);
         CategoryPlot plot = chart.getCategoryPlot();
         plot.setBackgroundPaint(Color.WHITE);
@@ -99,10 +105,16 @@ public final class Charts {
             r.setSeriesPaint(s, colors.get(s));
         }
         // Value labels on the bars: a cold bar of 0 or 1 is otherwise invisible next to thousands.
-        r.setDefaultItemLabelGenerator(new org.jfree.chart.labels.StandardCategoryItemLabelGenerator(
-                "{2}", new java.text.DecimalFormat("#,##0")));
-        r.setDefaultItemLabelsVisible(true);
-        plot.getRangeAxis().setUpperMargin(0.12);
-        ChartUtils.saveChartAsPNG(out, chart, WIDTH, HEIGHT);
+        if (labelFormat != null) {
+            r.setDefaultItemLabelGenerator(new org.jfree.chart.labels.StandardCategoryItemLabelGenerator(
+                    "{2}", new java.text.DecimalFormat(labelFormat)));
+            r.setDefaultItemLabelsVisible(true);
+            plot.getRangeAxis().setUpperMargin(0.12);
+        } else {
+            r.setItemMargin(0.0);
+            plot.getDomainAxis().setCategoryLabelPositions(org.jfree.chart.axis.CategoryLabelPositions.UP_90);
+            plot.getDomainAxis().setTickLabelFont(new java.awt.Font("SansSerif", java.awt.Font.PLAIN, 9));
+        }
+        ChartUtils.saveChartAsPNG(out, chart, width, HEIGHT);
     }
 }

@@ -77,6 +77,25 @@ public final class Metrics {
     }
 
     /**
+     * Per token, the covered votes at threshold T as a fraction of all votes: (1/(r·n))·Σ_h
+     * c_j^h·[c_j^h ≥ T] (the bars of the paper's Figures 12/13); sums to coverage(T).
+     */
+    public static double[] coveredPerToken(DrawSet draws, int threshold, int vocabularySize) {
+        double[] out = new double[vocabularySize];
+        double norm = (double) draws.draws() * draws.teachers();
+        for (int h = 0; h < draws.draws(); h++) {
+            int[] tok = draws.tokens().get(h);
+            int[] cnt = draws.counts().get(h);
+            for (int x = 0; x < tok.length; x++) {
+                if (cnt[x] >= threshold) {
+                    out[tok[x]] += cnt[x] / norm;
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * The τ-robust mass of Remark 3 (Eq. 5) at each τ: P(τ) = Σ_j P_j(τ) with P_j(τ) =
      * (1/n)·Σ_i min{p_j^(i), v_j(τ)} and v_j(τ) the τ-th largest of (p_j^(h))_{h ∈ [n]} (0 when
      * fewer than τ teachers list j; P = 0 for τ > n). P(1) is the average distribution's mass.

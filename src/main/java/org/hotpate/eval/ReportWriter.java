@@ -189,6 +189,9 @@ public final class ReportWriter {
                 List.of(new Charts.Curve("coordinated (hot)", r.sparsityCoordinated(), r.coverageCoordinated(), Charts.HOT, false),
                         new Charts.Curve("independent (cold)", r.sparsityIndependent(), r.coverageIndependent(), Charts.COLD, false)));
         out.put("Coverage vs sparsity", cs);
+        if (r.steps().size() == 1) {
+            histograms(r, dir, out);
+        }
         if (r.yield().isPresent()) {
             YieldSweep.Result y = r.yield().get();
             Path yp = dir.resolve("yield.png");
@@ -213,6 +216,46 @@ public final class ReportWriter {
             out.put("Privacy efficiency", pp);
         }
         return out;
+    }
+
+    /**
+     * Figures 12/13 of the paper: covered votes per token at three thresholds, for the 40 tokens
+     * with the largest average probability (sorted by it), coordinated vs independent.
+     */
+    private static void histograms(Evaluation.Result r, Path dir, Map<String, Path> out) throws IOException {
+        Evaluation.StepResult step = r.steps().get(0);
+        int vocab = step.ensemble().vocabularySize();
+        double[] avg = step.ensemble().averageDistribution();
+        Integer[] order = new Integer[vocab];
+        for (int j = 0; j < vocab; j++) {
+            order[j] = j;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(avg[b], avg[a]));
+        int shown = (int) Math.min(40, Arrays.stream(avg).filter(v -> v > 0).count());
+        List<String> cats = new ArrayList<>();
+        for (int x = 0; x < shown; x++) {
+            cats.add(String.valueOf(order[x]));
+        }
+        int[] th = r.thresholds();
+        java.util.TreeSet<Integer> picks = new java.util.TreeSet<>(List.of(0, th.length / 2, th.length - 1));
+        for (int i : picks) {
+            double[] hot = Metrics.coveredPerToken(step.coordinatedDraws(), th[i], vocab);
+            double[] cold = Metrics.coveredPerToken(step.independentDraws(), th[i], vocab);
+            double[][] v = new double[3][shown];
+            for (int x = 0; x < shown; x++) {
+                v[0][x] = hot[order[x]];
+                v[1][x] = cold[order[x]];
+                v[2][x] = avg[order[x]];
+            }
+            Path p = dir.resolve("histogram-T" + th[i] + ".png");
+            Charts.bars(p.toFile(), String.format(Locale.ROOT,
+                    "Covered votes per token at T = %d (coverage hot %.2f, cold %.2f; cf. paper Figs 12/13)",
+                    th[i], r.coverageCoordinated()[i], r.coverageIndependent()[i]),
+                    "token (the " + shown + " most probable on average)", "fraction of all votes",
+                    cats, List.of("coordinated (hot)", "independent (cold)", "average distribution"), v,
+                    List.of(Charts.HOT, Charts.COLD, Charts.REF), null, 1000);
+            out.put("Covered votes per token, T = " + th[i], p);
+        }
     }
 
     // ---- HTML ---------------------------------------------------------------------------------

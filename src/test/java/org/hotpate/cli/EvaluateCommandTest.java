@@ -64,7 +64,8 @@ class EvaluateCommandTest {
             assertThat(m.has("ratio") && m.has("expectedRatio") && m.has("distinctRatio")).isTrue();
             assertThat(m.get("coordinated").get("spentEpsilon").asDouble()).isLessThanOrEqualTo(1.0);
         }
-        for (String png : List.of("coverage.png", "sparsity.png", "tv.png", "coverage-vs-sparsity.png", "privacy-efficiency.png")) {
+        for (String png : List.of("coverage.png", "sparsity.png", "tv.png", "coverage-vs-sparsity.png", "privacy-efficiency.png",
+                "histogram-T10.png", "histogram-T100.png", "histogram-T1000.png")) {
             byte[] b = Files.readAllBytes(outDir.resolve(png));
             assertThat(b.length).as(png).isGreaterThan(1000);
             assertThat(new String(b, 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
