@@ -494,11 +494,36 @@ public final class RunSession implements AutoCloseable {
             kafka.close();
         }
         if (flinkTmp != null) {
-            try (java.util.stream.Stream<Path> files = Files.walk(flinkTmp)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            } catch (IOException ignored) {
-                // best effort
-            }
+            deleteQuietly(flinkTmp);
+        }
+    }
+
+    /**
+     * Best-effort recursive delete. RocksDB may still be removing its own files while the cancelled
+     * job shuts down, so entries vanishing under the walk are expected and skipped.
+     */
+    static void deleteQuietly(Path root) {
+        try {
+            Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    file.toFile().delete();
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                    dir.toFile().delete();
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException | RuntimeException ignored) {
+            // best effort: a leftover temp directory is harmless
         }
     }
 }
