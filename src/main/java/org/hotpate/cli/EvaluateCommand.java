@@ -1,11 +1,8 @@
 package org.hotpate.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +13,6 @@ import java.util.TreeSet;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.sampling.NamedDistribution;
-import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 import org.hotpate.eval.EvalEnsemble;
 import org.hotpate.eval.Evaluation;
@@ -24,7 +20,6 @@ import org.hotpate.eval.PrivacyEfficiency;
 import org.hotpate.eval.Progress;
 import org.hotpate.eval.ReportWriter;
 import org.hotpate.eval.YieldSweep;
-import org.hotpate.io.RecordedDistributions;
 import org.hotpate.teachers.AlphaMixtureEnsemble;
 import org.hotpate.teachers.PlanetZEnsemble;
 
@@ -277,16 +272,7 @@ public final class EvaluateCommand implements Command {
 
     /** One recorded step: every form converted to sparse probabilities (same law per teacher). */
     private static EvalEnsemble recorded(Path file) {
-        List<NamedDistribution> teachers;
-        try {
-            teachers = RecordedDistributions.read(file);
-        } catch (RecordedDistributions.InvalidLineException e) {
-            throw new UsageException(file + ": " + e.getMessage());
-        } catch (NoSuchFileException e) {
-            throw new UsageException("--distributions: no such file " + file);
-        } catch (IOException | java.io.UncheckedIOException e) {
-            throw new UsageException("--distributions: cannot read " + file + ": " + e.getMessage());
-        }
+        List<NamedDistribution> teachers = DistributionFiles.read(file);
         if (teachers.isEmpty()) {
             throw new UsageException(file + ": no teachers in the file");
         }
@@ -294,7 +280,7 @@ public final class EvaluateCommand implements Command {
         List<SparseProbabilities> dists = new ArrayList<>();
         for (NamedDistribution t : teachers) {
             ids.add(t.teacherId());
-            SparseProbabilities s = toSparse(t.distribution());
+            SparseProbabilities s = t.distribution().toSparseProbabilities();
             for (int x = 0; x < s.size(); x++) {
                 if (s.tokenAt(x) >= MAX_VOCABULARY) {
                     throw new UsageException(file + ": token id " + s.tokenAt(x) + " of teacher " + t.teacherId()
@@ -308,39 +294,4 @@ public final class EvaluateCommand implements Command {
         return EvalEnsemble.named("recorded", p, ids, dists);
     }
 
-    /**
-     * Sparse probabilities in the listed order (so independent votes match {@code ./hotpate sample}
-     * for sparse input); zero entries dropped (they never receive a vote).
-     */
-    static SparseProbabilities toSparse(TeacherDistribution d) {
-        int[] tokens;
-        double[] probs;
-        if (d instanceof SparseProbabilities s) {
-            tokens = s.tokens();
-            probs = s.probs();
-        } else if (d instanceof TeacherDistribution.TopKLogits k) {
-            tokens = k.tokens();
-            probs = k.probabilities();
-        } else if (d instanceof TeacherDistribution.Dense dense) {
-            probs = dense.probs();
-            tokens = new int[probs.length];
-            Arrays.setAll(tokens, j -> j);
-        } else {
-            throw new IllegalArgumentException("unknown distribution form " + d.getClass().getName());
-        }
-        int nz = 0;
-        for (double p : probs) {
-            nz += p > 0 ? 1 : 0;
-        }
-        int[] t = new int[nz];
-        double[] p = new double[nz];
-        int x = 0;
-        for (int i = 0; i < tokens.length; i++) {
-            if (probs[i] > 0) {
-                t[x] = tokens[i];
-                p[x++] = probs[i];
-            }
-        }
-        return new SparseProbabilities(t, p);
-    }
 }

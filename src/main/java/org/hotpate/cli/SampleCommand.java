@@ -2,9 +2,7 @@ package org.hotpate.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -16,7 +14,6 @@ import org.hotpate.core.sampling.Sampler;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.vote.VoteHistogram;
-import org.hotpate.io.RecordedDistributions;
 
 /**
  * {@code ./hotpate sample}: draws votes from recorded teacher distributions with the coordinated
@@ -84,7 +81,7 @@ public final class SampleCommand implements Command {
             throw new UsageException("--draws must be in [1, " + MAX_DRAWS + "]; got " + draws);
         }
         long seed = a.longValue("seed", null);
-        List<NamedDistribution> teachers = read(file);
+        List<NamedDistribution> teachers = DistributionFiles.read(file);
         long[] keys = new long[teachers.size()];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = SeedDerivation.teacherKey(teachers.get(i).teacherId());
@@ -104,17 +101,6 @@ public final class SampleCommand implements Command {
         return 0;
     }
 
-    private static List<NamedDistribution> read(Path file) {
-        try {
-            return RecordedDistributions.read(file);
-        } catch (RecordedDistributions.InvalidLineException e) {
-            throw new UsageException(file + ": " + e.getMessage());
-        } catch (NoSuchFileException e) {
-            throw new UsageException("--distributions: no such file " + file);
-        } catch (IOException | java.io.UncheckedIOException e) {
-            throw new UsageException("--distributions: cannot read " + file + ": " + e.getMessage());
-        }
-    }
 
     private static String drawLine(int draw, List<NamedDistribution> teachers, long[] keys, StepRandomness r, Sampler s) {
         ObjectNode line = JSON.createObjectNode();

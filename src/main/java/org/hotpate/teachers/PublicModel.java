@@ -60,26 +60,17 @@ public final class PublicModel {
 
     /** Drops zero entries (callers list tokens ascending, so the result stays ascending). */
     static SparseProbabilities dropZeros(int[] tokens, double[] probs) {
-        int nz = 0;
-        for (double p : probs) {
-            nz += p > 0 ? 1 : 0;
-        }
-        int[] t = new int[nz];
-        double[] p = new double[nz];
-        int x = 0;
         double total = 0;
-        for (int i = 0; i < probs.length; i++) {
-            if (probs[i] > 0) {
-                t[x] = tokens[i];
-                p[x++] = probs[i];
-                total += probs[i];
+        for (double q : probs) {
+            total += Math.max(q, 0);
+        }
+        double[] scaled = probs;
+        if (total > 1) { // rounding in the averages: rescale so the mass is a probability
+            scaled = new double[probs.length];
+            for (int i = 0; i < probs.length; i++) {
+                scaled[i] = probs[i] / total;
             }
         }
-        if (total > 1) {
-            for (int i = 0; i < nz; i++) {
-                p[i] /= total;
-            }
-        }
-        return new SparseProbabilities(t, p);
+        return SparseProbabilities.ofNonZero(tokens, scaled);
     }
 }

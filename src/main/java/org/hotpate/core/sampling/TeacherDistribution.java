@@ -22,6 +22,25 @@ public sealed interface TeacherDistribution {
     double listedMass();
 
     /**
+     * The same law as sparse probabilities over the tokens with p > 0, in listed order (dense:
+     * ascending token id). Zero entries are dropped: they never receive a vote.
+     */
+    default SparseProbabilities toSparseProbabilities() {
+        if (this instanceof SparseProbabilities s) {
+            return SparseProbabilities.ofNonZero(s.tokens, s.probs);
+        }
+        if (this instanceof TopKLogits k) {
+            return SparseProbabilities.ofNonZero(k.tokens, k.probabilities());
+        }
+        double[] probs = ((Dense) this).probs;
+        int[] ids = new int[probs.length];
+        for (int j = 0; j < ids.length; j++) {
+            ids[j] = j;
+        }
+        return SparseProbabilities.ofNonZero(ids, probs);
+    }
+
+    /**
      * Sparse probabilities: {@code probs[i]} on token {@code tokens[i]}. Tokens distinct and ≥ 0;
      * probabilities finite and ≥ 0; sum ≤ 1 + 1e-9.
      */
@@ -36,6 +55,27 @@ public sealed interface TeacherDistribution {
             probs = probs.clone();
             checkDistinctNonNegative(tokens);
             checkMass(probs);
+        }
+
+        /** Sparse probabilities keeping only the entries with p > 0, in the given order. */
+        public static SparseProbabilities ofNonZero(int[] tokens, double[] probs) {
+            checkArgument(
+                    tokens.length == probs.length,
+                    "tokens and probs must have the same length; got " + tokens.length + " and " + probs.length);
+            int nz = 0;
+            for (double q : probs) {
+                nz += q > 0 ? 1 : 0;
+            }
+            int[] t = new int[nz];
+            double[] q = new double[nz];
+            int x = 0;
+            for (int i = 0; i < probs.length; i++) {
+                if (probs[i] > 0) {
+                    t[x] = tokens[i];
+                    q[x++] = probs[i];
+                }
+            }
+            return new SparseProbabilities(t, q);
         }
 
         @Override
