@@ -21,62 +21,72 @@ import jdk.jfr.consumer.RecordingFile;
  * benchmark (docs/performance.md). Execution samples (threads running Java) and native samples
  * whose top frame is RocksDB's JNI (threads inside RocksDB; other native samples are threads
  * blocked in I/O and are left out) are counted per thread role; for each, the top self frames and
- * the share of samples whose stack passes through each cost category of the issue (Avro decoding,
- * the keyed shuffle's serialization, the chained copy of object reuse off, RocksDB state
- * access...). Allocation samples give the allocation rate by class and thread role; GC pauses and
- * per-thread CPU load complete it.
+ * the samples attributed to each cost category of the issue (Avro decoding, the keyed shuffle's
+ * serialization, the chained copy of object reuse off, RocksDB state access...; see {@link
+ * #CATEGORIES}). Allocation samples give the allocation rate by class and thread role; GC pauses
+ * and per-thread CPU load complete it.
  */
 public final class JfrSummary {
-    /** Cost categories: a sample counts for a category if any frame of its stack matches. */
+    /**
+     * Cost categories in priority order: a sample is attributed to the first category any frame of
+     * its stack matches (so RocksDB calls made while snapshotting count as checkpointing, and the
+     * Philox blocks of a step table as the step table, not the vote kernel); a sample matching none
+     * is "other". The shares of a thread role add up to 100%.
+     */
     static final Map<String, Pattern> CATEGORIES = new LinkedHashMap<>();
 
     static {
         CATEGORIES.put(
-                "Avro decode (AvroWire.decode*, org.apache.avro reading)",
+                "checkpointing (snapshots, RocksDB checkpoint, barriers)",
                 Pattern.compile(
-                        "org\\.hotpate\\.io\\.AvroWire\\.decode.*|org\\.apache\\.avro\\..*(Reader|Decoder|read).*"));
+                        ".*\\.snapshotState|.*SnapshotStrategy.*|org\\.rocksdb\\.Checkpoint\\..*"
+                                + "|.*AsyncCheckpointRunnable.*|.*SubtaskCheckpointCoordinatorImpl.*"
+                                + "|.*CheckpointBarrierHandler.*|.*\\.prepareSnapshotPreBarrier"));
         CATEGORIES.put(
-                "Avro encode (AvroWire.encode*, org.apache.avro writing)",
-                Pattern.compile(
-                        "org\\.hotpate\\.io\\.AvroWire\\.encode.*|org\\.apache\\.avro\\..*(Writer|Encoder|write).*"));
-        CATEGORIES.put(
-                "boxing/unboxing (Integer/Double valueOf, streams over boxed lists)",
-                Pattern.compile(
-                        "java\\.lang\\.(Integer|Double|Long)\\.valueOf|org\\.hotpate\\.io\\.AvroWire\\.(ints|doubles|longs)"));
-        CATEGORIES.put(
-                "record (de)serialization between tasks (keyBy shuffle)",
-                Pattern.compile(
-                        "org\\.apache\\.flink\\.runtime\\.io\\.network\\.api\\.(serialization|writer)\\..*"
-                                + "|org\\.apache\\.flink\\.streaming\\.runtime\\.io\\.AbstractStreamTaskNetworkInput\\..*"
-                                + "|org\\.apache\\.flink\\.api\\.java\\.typeutils\\.runtime\\.PojoSerializer\\.(serialize|deserialize)"));
-        CATEGORIES.put(
-                "chained copy (object reuse off: CopyingChainingOutput)",
-                Pattern.compile("org\\.apache\\.flink\\..*CopyingChainingOutput\\..*"));
-        CATEGORIES.put(
-                "RocksDB state access (JNI + Flink RocksDB state)",
+                "RocksDB state access (JNI + Flink's RocksDB state and key/value serialization)",
                 Pattern.compile("org\\.rocksdb\\..*|org\\.apache\\.flink\\.state\\.rocksdb\\..*"));
         CATEGORIES.put(
-                "vote kernel (core.sampling, step randomness)",
-                Pattern.compile(
-                        "org\\.hotpate\\.core\\.sampling\\..*|org\\.hotpate\\.core\\.randomness\\..*"));
+                "step table build (StepRandomness.forStep)",
+                Pattern.compile("org\\.hotpate\\.core\\.randomness\\.StepRandomness\\.forStep"));
         CATEGORIES.put(
-                "mechanism + DP noise (core.mechanism, core.noise)",
+                "Avro decode into boxed lists (AvroWire.decode*, Avro readers)",
+                Pattern.compile(
+                        "org\\.hotpate\\.io\\.AvroWire\\.(decode.*|ints|doubles|longs)"
+                                + "|org\\.apache\\.avro\\..*(Reader|Decoder).*"));
+        CATEGORIES.put(
+                "Avro encode (AvroWire.encode*, Avro writers)",
+                Pattern.compile(
+                        "org\\.hotpate\\.io\\.AvroWire\\.encode.*|org\\.apache\\.avro\\..*(Writer|Encoder).*"));
+        CATEGORIES.put(
+                "mechanism + DP noise (core.mechanism, core.noise, SecureRandom)",
                 Pattern.compile(
                         "org\\.hotpate\\.core\\.mechanism\\..*|org\\.hotpate\\.core\\.noise\\..*"));
         CATEGORIES.put(
-                "vote operator (VoteOperator)",
-                Pattern.compile("org\\.hotpate\\.stream\\.ops\\.VoteOperator\\..*"));
+                "vote kernel (core.sampling, shared randomness per vote)",
+                Pattern.compile(
+                        "org\\.hotpate\\.core\\.sampling\\..*|org\\.hotpate\\.core\\.randomness\\..*"));
         CATEGORIES.put(
-                "reducer (StepReducer)",
-                Pattern.compile("org\\.hotpate\\.stream\\.ops\\.StepReducer\\..*"));
+                "chained copy (object reuse off: CopyingChainingOutput, serializer copy)",
+                Pattern.compile(
+                        "org\\.apache\\.flink\\..*CopyingChainingOutput\\..*|org\\.apache\\.flink\\..*Serializer\\.copy"));
         CATEGORIES.put(
-                "Kafka client/broker code",
+                "record deserialization (network input of keyBy/broadcast edges)",
+                Pattern.compile(
+                        "org\\.apache\\.flink\\..*\\.deserialize|org\\.apache\\.flink\\..*SpanningWrapper\\..*"
+                                + "|org\\.apache\\.flink\\.core\\.memory\\.DataInputDeserializer\\..*"));
+        CATEGORIES.put(
+                "record serialization (network output of keyBy/broadcast edges)",
+                Pattern.compile(
+                        "org\\.apache\\.flink\\..*\\.serialize|org\\.apache\\.flink\\..*RecordWriter.*"
+                                + "|org\\.apache\\.flink\\.core\\.memory\\.DataOutputSerializer\\..*"));
+        CATEGORIES.put(
+                "Kafka clients and broker",
                 Pattern.compile("org\\.apache\\.kafka\\..*|kafka\\..*"));
         CATEGORIES.put(
-                "checkpointing (snapshot, barriers)",
-                Pattern.compile(
-                        "org\\.apache\\.flink\\.runtime\\.checkpoint\\..*|.*\\.snapshotState|.*SnapshotStrategy.*|.*CheckpointBarrierHandler.*"));
+                "operator logic (other org.hotpate code)", Pattern.compile("org\\.hotpate\\..*"));
     }
+
+    static final String OTHER = "other (Flink runtime, JDK)";
 
     private JfrSummary() {}
 
@@ -182,10 +192,10 @@ public final class JfrSummary {
                                             * Runtime.getRuntime().availableProcessors()));
         }
         out.println();
-        out.println("cost categories (share of all samples whose stack passes through it)");
+        out.println("cost categories (share of all samples attributed to it)");
         Map<String, Long> cats = new HashMap<>();
         roles.values().forEach(r -> r.categories.forEach((k, v) -> cats.merge(k, v, Long::sum)));
-        for (String c : CATEGORIES.keySet()) {
+        for (String c : categoryNames()) {
             out.printf("  %5.1f%%  %s%n", 100.0 * cats.getOrDefault(c, 0L) / samples, c);
         }
         Map<String, Long> self = new HashMap<>();
@@ -200,7 +210,7 @@ public final class JfrSummary {
                     "[%s] %,d samples (%.1f%%)%n",
                     en.getKey(), r.samples, 100.0 * r.samples / samples);
             out.println("  categories (share of this role's samples):");
-            for (String c : CATEGORIES.keySet()) {
+            for (String c : categoryNames()) {
                 long v = r.categories.getOrDefault(c, 0L);
                 if (v * 100 >= r.samples) {
                     out.printf("    %5.1f%%  %s%n", 100.0 * v / r.samples, c);
@@ -228,14 +238,25 @@ public final class JfrSummary {
         }
         List<RecordedFrame> frames = st.getFrames();
         r.selfFrames.merge(frame(frames.get(0)), 1L, Long::sum);
+        r.categories.merge(category(frames), 1L, Long::sum);
+    }
+
+    /** The first category (in priority order) that any frame matches, else {@link #OTHER}. */
+    static String category(List<RecordedFrame> frames) {
         for (Map.Entry<String, Pattern> c : CATEGORIES.entrySet()) {
             for (RecordedFrame fr : frames) {
                 if (c.getValue().matcher(frame(fr)).matches()) {
-                    r.categories.merge(c.getKey(), 1L, Long::sum);
-                    break;
+                    return c.getKey();
                 }
             }
         }
+        return OTHER;
+    }
+
+    private static List<String> categoryNames() {
+        List<String> names = new java.util.ArrayList<>(CATEGORIES.keySet());
+        names.add(OTHER);
+        return names;
     }
 
     private static String frame(RecordedFrame f) {
