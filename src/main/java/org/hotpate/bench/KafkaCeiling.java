@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,11 +43,13 @@ public final class KafkaCeiling {
             double meanRecordBytes,
             BenchStats.Window window,
             long produced,
-            long consumed) {}
+            long consumed,
+            Map<String, Double> cores) {}
 
     /**
      * Runs the ceiling on {@code topic} (created with {@code partitions}, deleted afterwards) for
-     * {@code warmupS + measureS} seconds.
+     * {@code warmupS + measureS} seconds; {@code producerOverrides} change the worker's producer
+     * settings (empty: exactly the worker's).
      */
     public static Result run(
             String bootstrap,
@@ -56,8 +59,11 @@ public final class KafkaCeiling {
             byte[][][] records,
             double warmupS,
             double measureS,
+            Map<String, String> producerOverrides,
             PrintStream progress)
             throws Exception {
+        Properties producerProps = TeacherWorker.producerProperties(bootstrap);
+        producerProps.putAll(producerOverrides);
         KafkaIo.createTopics(bootstrap, List.of(topic), partitions);
         long totalBytes = 0;
         for (byte[][] r : records) {
@@ -77,7 +83,7 @@ public final class KafkaCeiling {
                         () -> {
                             try (KafkaProducer<byte[], byte[]> p =
                                     new KafkaProducer<>(
-                                            TeacherWorker.producerProperties(bootstrap),
+                                            producerProps,
                                             new ByteArraySerializer(),
                                             new ByteArraySerializer())) {
                                 int i = 0;
@@ -138,6 +144,8 @@ public final class KafkaCeiling {
                             "bench-ceiling-consumer-" + c));
         }
         List<double[]> samples = new ArrayList<>();
+        ThreadCpu.Snapshot cpuA = null;
+        ThreadCpu.Snapshot cpuB = null;
         long t0 = System.nanoTime();
         try {
             threads.forEach(Thread::start);
@@ -158,7 +166,11 @@ public final class KafkaCeiling {
                             t, produced.get(), consumed.get());
                     lastPrint = t;
                 }
+                if (cpuA == null && t >= warmupS) {
+                    cpuA = ThreadCpu.snapshot();
+                }
                 if (t >= total) {
+                    cpuB = ThreadCpu.snapshot();
                     break;
                 }
             }
@@ -188,7 +200,14 @@ public final class KafkaCeiling {
                 (BenchStats.at(t, b, w.endS()) - BenchStats.at(t, b, w.startS()))
                         / w.lengthS()
                         / 1e6;
-        return new Result(w.rate(), mbPerS, meanBytes, w, produced.get(), consumed.get());
+        return new Result(
+                w.rate(),
+                mbPerS,
+                meanBytes,
+                w,
+                produced.get(),
+                consumed.get(),
+                cpuA == null || cpuB == null ? Map.of() : ThreadCpu.cores(cpuA, cpuB));
     }
 
     /** The job's source consumer settings (KafkaIo.rawSource; the Kafka source adds the rest). */

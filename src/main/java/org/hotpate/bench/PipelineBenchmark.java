@@ -129,33 +129,29 @@ public final class PipelineBenchmark {
                         w.config("ceiling", shape, work.toString()),
                         ceilingRun,
                         Math.min(o.teachers(), 2000));
-        double ceilingWarmup = Math.min(5, o.ceilingSeconds());
-        err.printf(
-                "ceiling %s: %d-byte records (mean), %.0f s warm-up + %.0f s, %d partitions, %d"
-                        + " consumers ...%n",
-                w.cliName(),
-                Math.round(mean(records)),
-                ceilingWarmup,
-                o.ceilingSeconds(),
-                o.partitions(),
-                o.parallelism());
-        KafkaCeiling.Result ceiling =
-                KafkaCeiling.run(
+        // First with large producer batches (also warms the broker's JIT), then with exactly the
+        // pipeline's client settings: the ceiling of record. The first says what the broker can
+        // carry; the gap between the two is the producer's batching.
+        KafkaCeiling.Result batched =
+                ceiling(
+                        w,
                         bootstrap,
-                        "bench-ceiling." + w.cliName(),
-                        o.partitions(),
-                        o.parallelism(),
+                        o,
                         records,
-                        ceilingWarmup,
-                        o.ceilingSeconds(),
+                        "batched",
+                        Math.min(5, o.ceilingSeconds()),
+                        Map.of("batch.size", Integer.toString(BATCHED_BYTES)),
                         err);
-        err.printf(
-                "ceiling %s: %,.0f records/s (%.1f MB/s) over %.1f s%s%n",
-                w.cliName(),
-                ceiling.recordsPerS(),
-                ceiling.megabytesPerS(),
-                ceiling.window().lengthS(),
-                ceiling.window().steady() ? "" : " (not steady)");
+        KafkaCeiling.Result ceiling =
+                ceiling(
+                        w,
+                        bootstrap,
+                        o,
+                        records,
+                        "",
+                        Math.min(3, o.ceilingSeconds()),
+                        Map.of(),
+                        err);
 
         PipelineRun.Result p =
                 PipelineRun.run(
@@ -191,6 +187,10 @@ public final class PipelineBenchmark {
         j.put("kafka_ceiling_mb_per_s", round(ceiling.megabytesPerS(), 1));
         j.put("kafka_ceiling_window_s", round(ceiling.window().lengthS(), 1));
         j.put("kafka_ceiling_steady", ceiling.window().steady());
+        putCores(j.putObject("kafka_ceiling_cpu_cores"), ceiling.cores(), 8);
+        j.put("kafka_ceiling_batched_per_s", Math.round(batched.recordsPerS()));
+        j.put("kafka_ceiling_batched_steady", batched.window().steady());
+        j.put("ratio_to_batched", round(p.consumedPerS() / batched.recordsPerS(), 4));
         pipelineFields(j, p);
         j.put("load_avg_start", loadStart);
         j.put("load_avg_end", loadEnd);
@@ -216,14 +216,7 @@ public final class PipelineBenchmark {
         j.put("time_per_step_ms", round(1000.0 * p.shape().teachers() / p.consumedPerS(), 1));
         j.put("issued_to_closed_ms_p50", round(p.issuedToClosedP50(), 1));
         j.put("closed_to_visible_ms_p50", round(p.closedToVisibleP50(), 1));
-        ObjectNode cores = j.putObject("cpu_cores");
-        int shown = 0;
-        for (Map.Entry<String, Double> e : p.cores().entrySet()) {
-            if (shown++ >= 12) {
-                break;
-            }
-            cores.put(e.getKey(), round(e.getValue(), 3));
-        }
+        putCores(j.putObject("cpu_cores"), p.cores(), 12);
         ObjectNode state = j.putObject("state_bytes");
         p.state().bytesByOperator().forEach(state::put);
         j.put("state_checkpoint", p.state().checkpointId());
@@ -278,6 +271,64 @@ public final class PipelineBenchmark {
         ScalingChart.write(png, w.cliName(), rows);
         err.println("scaling: wrote " + json + " and " + png);
         return j;
+    }
+
+    /** The producer batch of the "batched" ceiling (256 KiB; the worker uses Kafka's 16 KiB). */
+    static final int BATCHED_BYTES = 262_144;
+
+    private static KafkaCeiling.Result ceiling(
+            BenchWorkload w,
+            String bootstrap,
+            Options o,
+            byte[][][] records,
+            String variant,
+            double warmup,
+            Map<String, String> overrides,
+            PrintStream err)
+            throws Exception {
+        String name = variant.isEmpty() ? "ceiling" : "ceiling (" + variant + ")";
+        err.printf(
+                "%s %s: %d-byte records (mean), producer %s, %.0f s warm-up + %.0f s, %d"
+                        + " partitions, %d consumers ...%n",
+                name,
+                w.cliName(),
+                Math.round(mean(records)),
+                overrides.isEmpty() ? "settings of the teacher worker" : overrides.toString(),
+                warmup,
+                o.ceilingSeconds(),
+                o.partitions(),
+                o.parallelism());
+        KafkaCeiling.Result r =
+                KafkaCeiling.run(
+                        bootstrap,
+                        "bench-ceiling." + w.cliName() + (variant.isEmpty() ? "" : "." + variant),
+                        o.partitions(),
+                        o.parallelism(),
+                        records,
+                        warmup,
+                        o.ceilingSeconds(),
+                        overrides,
+                        err);
+        err.printf(
+                "%s %s: %,.0f records/s (%.1f MB/s) over %.1f s%s%n",
+                name,
+                w.cliName(),
+                r.recordsPerS(),
+                r.megabytesPerS(),
+                r.window().lengthS(),
+                r.window().steady() ? "" : " (not steady)");
+        printCores(err, r.cores());
+        return r;
+    }
+
+    private static void putCores(ObjectNode node, Map<String, Double> cores, int max) {
+        int shown = 0;
+        for (Map.Entry<String, Double> e : cores.entrySet()) {
+            if (shown++ >= max) {
+                break;
+            }
+            node.put(e.getKey(), round(e.getValue(), 3));
+        }
     }
 
     private static void printCores(PrintStream err, Map<String, Double> cores) {

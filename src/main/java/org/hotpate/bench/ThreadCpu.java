@@ -21,7 +21,11 @@ final class ThreadCpu {
 
     /** CPU nanoseconds per live thread id, with the thread's name. */
     record Snapshot(
-            long processCpuNs, long wallNs, Map<Long, String> names, Map<Long, Long> cpuNs) {}
+            long processCpuNs,
+            long wallNs,
+            Map<Long, String> names,
+            Map<Long, Long> cpuNs,
+            long[] machineJiffies) {}
 
     private ThreadCpu() {}
 
@@ -43,7 +47,7 @@ final class ThreadCpu {
                 cpu.put(ids[i], ns);
             }
         }
-        return new Snapshot(processCpuNs(), System.nanoTime(), names, cpu);
+        return new Snapshot(processCpuNs(), System.nanoTime(), names, cpu, machineJiffies());
     }
 
     /**
@@ -59,7 +63,16 @@ final class ThreadCpu {
             byRole.merge(role(b.names().get(e.getKey())), s / wall, Double::sum);
         }
         Map<String, Double> out = new LinkedHashMap<>();
-        out.put("(process)", (b.processCpuNs() - a.processCpuNs()) / 1e9 / wall);
+        double process = (b.processCpuNs() - a.processCpuNs()) / 1e9 / wall;
+        long[] ja = a.machineJiffies();
+        long[] jb = b.machineJiffies();
+        if (ja != null && jb != null && jb[0] > ja[0]) {
+            double busy = (double) (jb[1] - ja[1]) / (jb[0] - ja[0]);
+            double cores = busy * Runtime.getRuntime().availableProcessors();
+            out.put("(machine)", cores);
+            out.put("(other processes)", Math.max(0, cores - process));
+        }
+        out.put("(process)", process);
         byRole.entrySet().stream()
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> out.put(e.getKey(), e.getValue()));
@@ -86,6 +99,29 @@ final class ThreadCpu {
             return os.getProcessCpuTime();
         }
         return 0;
+    }
+
+    /**
+     * Total and busy jiffies of all CPUs (/proc/stat: busy = all but idle and iowait), or null
+     * where there is no /proc.
+     */
+    static long[] machineJiffies() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+                if (line.startsWith("cpu ")) {
+                    String[] f = line.trim().split("\\s+");
+                    long total = 0;
+                    for (int i = 1; i < f.length && i <= 8; i++) {
+                        total += Long.parseLong(f[i]);
+                    }
+                    long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+                    return new long[] {total, total - idle};
+                }
+            }
+        } catch (Exception e) {
+            // no /proc: leave the machine figures out
+        }
+        return null;
     }
 
     /** The 1-minute load average of the machine (/proc/loadavg), or the JVM's view of it. */
