@@ -48,8 +48,9 @@ public final class KafkaCeiling {
 
     /**
      * Runs the ceiling on {@code topic} (created with {@code partitions}, deleted afterwards) for
-     * {@code warmupS + measureS} seconds; {@code producerOverrides} change the worker's producer
-     * settings (empty: exactly the worker's).
+     * at least {@code warmupS} (and until the JIT compilers are nearly idle, at most {@code
+     * jitWaitS} longer) plus {@code measureS} seconds; {@code producerOverrides} change the
+     * worker's producer settings (empty: exactly the worker's).
      */
     public static Result run(
             String bootstrap,
@@ -58,6 +59,7 @@ public final class KafkaCeiling {
             int consumers,
             byte[][][] records,
             double warmupS,
+            double jitWaitS,
             double measureS,
             Map<String, String> producerOverrides,
             PrintStream progress)
@@ -146,11 +148,12 @@ public final class KafkaCeiling {
         List<double[]> samples = new ArrayList<>();
         ThreadCpu.Snapshot cpuA = null;
         ThreadCpu.Snapshot cpuB = null;
+        ThreadCpu.JitWatch jit = new ThreadCpu.JitWatch(2);
+        double warmEnd = -1;
         long t0 = System.nanoTime();
         try {
             threads.forEach(Thread::start);
             producer.start();
-            double total = warmupS + measureS;
             double lastPrint = 0;
             while (true) {
                 Thread.sleep(250);
@@ -160,16 +163,24 @@ public final class KafkaCeiling {
                     throw new IllegalStateException(
                             "the Kafka ceiling failed: " + failure.get(), failure.get());
                 }
+                double jitCores = jit.sample(t);
                 if (progress != null && t - lastPrint >= 2) {
                     progress.printf(
-                            "  ceiling %5.1f s: produced %,d consumed %,d%n",
-                            t, produced.get(), consumed.get());
+                            "  ceiling %5.1f s%s: produced %,d consumed %,d | JIT %.2f cores%n",
+                            t,
+                            warmEnd < 0 ? " (warm-up)" : "",
+                            produced.get(),
+                            consumed.get(),
+                            jitCores);
                     lastPrint = t;
                 }
-                if (cpuA == null && t >= warmupS) {
+                if (warmEnd < 0
+                        && t >= warmupS
+                        && (jitCores < ThreadCpu.JIT_QUIET_CORES || t >= warmupS + jitWaitS)) {
+                    warmEnd = t;
                     cpuA = ThreadCpu.snapshot();
                 }
-                if (t >= total) {
+                if (warmEnd >= 0 && t >= warmEnd + measureS) {
                     cpuB = ThreadCpu.snapshot();
                     break;
                 }
@@ -195,7 +206,7 @@ public final class KafkaCeiling {
         }
         BenchStats.Window w =
                 BenchStats.steadyWindow(
-                        t, c, warmupS, measureS / 2, BenchStats.BLOCKS, BenchStats.TOLERANCE);
+                        t, c, warmEnd, measureS / 2, BenchStats.BLOCKS, BenchStats.TOLERANCE);
         double mbPerS =
                 (BenchStats.at(t, b, w.endS()) - BenchStats.at(t, b, w.startS()))
                         / w.lengthS()

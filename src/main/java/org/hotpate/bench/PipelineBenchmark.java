@@ -46,6 +46,7 @@ public final class PipelineBenchmark {
             BenchWorkload workload,
             double seconds,
             double warmupSeconds,
+            double jitWaitSeconds,
             double ceilingSeconds,
             int teachers,
             int concurrency,
@@ -57,14 +58,26 @@ public final class PipelineBenchmark {
             Path out,
             Path jfr) {
         public Options {
-            if (!(seconds > 0) || !(warmupSeconds >= 0) || !(ceilingSeconds > 0)) {
+            if (!(seconds > 0)
+                    || !(warmupSeconds >= 0)
+                    || !(ceilingSeconds > 0)
+                    || !(jitWaitSeconds >= 0)) {
                 throw new IllegalArgumentException(
-                        "--seconds and --ceiling-seconds must be > 0 and --warmup >= 0; got "
+                        "--seconds and --ceiling-seconds must be > 0, --warmup and --jit-wait >= 0;"
+                                + " got "
                                 + seconds
                                 + ", "
                                 + ceilingSeconds
                                 + ", "
-                                + warmupSeconds);
+                                + warmupSeconds
+                                + ", "
+                                + jitWaitSeconds);
+            }
+            for (int n : scalingTeachers) {
+                if (n < 1) {
+                    throw new IllegalArgumentException(
+                            "--scaling-teachers must all be >= 1; got " + n);
+                }
             }
             if (teachers < 1 || concurrency < 0 || checkpointMs < 1) {
                 throw new IllegalArgumentException(
@@ -159,6 +172,7 @@ public final class PipelineBenchmark {
                         w,
                         shape,
                         o.warmupSeconds(),
+                        o.jitWaitSeconds(),
                         o.seconds(),
                         work.resolve("pipeline"),
                         o.jfr(),
@@ -238,6 +252,7 @@ public final class PipelineBenchmark {
                             w,
                             o.shape(n),
                             o.warmupSeconds(),
+                            o.jitWaitSeconds(),
                             o.seconds(),
                             work.resolve("pipeline-" + n),
                             null,
@@ -306,6 +321,7 @@ public final class PipelineBenchmark {
                         o.parallelism(),
                         records,
                         warmup,
+                        o.jitWaitSeconds() / 2,
                         o.ceilingSeconds(),
                         overrides,
                         err);

@@ -67,6 +67,7 @@ final class PipelineRun {
             BenchWorkload workload,
             BenchWorkload.Shape shape,
             double warmupS,
+            double jitWaitS,
             double measureS,
             Path workDir,
             Path jfr,
@@ -82,6 +83,14 @@ final class PipelineRun {
         ResultProbe probe = null;
         Thread probeThread = null;
         Recording recording = null;
+        // Starting JFR instruments JDK classes and deoptimises what inlined them (a JIT storm of
+        // several seconds): a first recording absorbs that during warm-up; the one kept starts with
+        // the window.
+        Recording warmupRecording = null;
+        if (jfr != null) {
+            warmupRecording = new Recording(Configuration.getConfiguration("profile"));
+            warmupRecording.start();
+        }
         Properties ap = new Properties();
         ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(ap)) {
@@ -114,7 +123,9 @@ final class PipelineRun {
             Set<String> groups = new HashSet<>();
             long t0 = System.currentTimeMillis();
             double warmEnd = -1;
-            double maxWarmup = Math.max(300, 3 * warmupS);
+            double maxWarmup = Math.max(300, 3 * warmupS) + jitWaitS;
+            ThreadCpu.JitWatch jit = new ThreadCpu.JitWatch(5);
+            double jitCores = Double.POSITIVE_INFINITY;
             ThreadCpu.Snapshot cpuA = null;
             double lastPrint = -10;
             while (true) {
@@ -123,6 +134,7 @@ final class PipelineRun {
                 long consumed = committedOffsets(admin, distributions, groups);
                 long votes = probe.votes();
                 samples.add(new double[] {t, consumed, votes, worker.distributionsSent()});
+                jitCores = jit.sample(t);
                 if (probe.failure() != null) {
                     throw new IllegalStateException(
                             "reading the results failed: " + probe.failure(), probe.failure());
@@ -136,22 +148,31 @@ final class PipelineRun {
                 }
                 if (t - lastPrint >= 5) {
                     err.printf(
-                            "  %5.0f s%s: sent %,d | job consumed %,d | results %,d (Σ votes %,d)%n",
+                            "  %5.0f s%s: sent %,d | job consumed %,d | results %,d (Σ votes %,d) |"
+                                    + " JIT %.2f cores%n",
                             t,
                             warmEnd < 0 ? " (warm-up)" : "",
                             worker.distributionsSent(),
                             consumed,
                             probe.results(),
-                            votes);
+                            votes,
+                            jitCores);
                     lastPrint = t;
                 }
-                if (warmEnd < 0 && t >= warmupS && probe.results() > 0 && consumed > 0) {
+                boolean jitQuiet = jitCores < ThreadCpu.JIT_QUIET_CORES || t >= warmupS + jitWaitS;
+                if (warmEnd < 0
+                        && t >= warmupS
+                        && probe.results() > 0
+                        && consumed > 0
+                        && jitQuiet) {
                     warmEnd = t;
                     cpuA = ThreadCpu.snapshot();
                     if (jfr != null) {
                         recording = new Recording(Configuration.getConfiguration("profile"));
                         recording.setName("hotpate-bench");
                         recording.start();
+                        warmupRecording.close();
+                        warmupRecording = null;
                     }
                 } else if (warmEnd < 0 && t > maxWarmup) {
                     throw new IllegalStateException(
@@ -185,6 +206,9 @@ final class PipelineRun {
         } finally {
             if (recording != null) {
                 recording.close();
+            }
+            if (warmupRecording != null) {
+                warmupRecording.close();
             }
             if (worker != null) {
                 worker.close();

@@ -25,7 +25,8 @@ final class ThreadCpu {
             long wallNs,
             Map<Long, String> names,
             Map<Long, Long> cpuNs,
-            long[] machineJiffies) {}
+            long[] machineJiffies,
+            Map<String, Long> nativeTicks) {}
 
     private ThreadCpu() {}
 
@@ -47,7 +48,8 @@ final class ThreadCpu {
                 cpu.put(ids[i], ns);
             }
         }
-        return new Snapshot(processCpuNs(), System.nanoTime(), names, cpu, machineJiffies());
+        return new Snapshot(
+                processCpuNs(), System.nanoTime(), names, cpu, machineJiffies(), nativeTicks());
     }
 
     /**
@@ -73,6 +75,10 @@ final class ThreadCpu {
             out.put("(other processes)", Math.max(0, cores - process));
         }
         out.put("(process)", process);
+        for (Map.Entry<String, Long> e : b.nativeTicks().entrySet()) {
+            long before = a.nativeTicks().getOrDefault(e.getKey(), 0L);
+            byRole.put(e.getKey(), (e.getValue() - before) / USER_HZ / wall);
+        }
         byRole.entrySet().stream()
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> out.put(e.getKey(), e.getValue()));
@@ -99,6 +105,87 @@ final class ThreadCpu {
             return os.getProcessCpuTime();
         }
         return 0;
+    }
+
+    static final String JIT = "(native) JIT compilers";
+
+    /**
+     * Watches the JIT compiler threads: warm-up ends only once they are nearly idle, since while
+     * they compile (for a minute or more after a broker, Flink and Kafka clients start in one JVM)
+     * they take a third of a core or more from what is measured.
+     */
+    static final class JitWatch {
+        private final java.util.ArrayDeque<double[]> samples = new java.util.ArrayDeque<>();
+        private final double spanS;
+
+        JitWatch(double spanS) {
+            this.spanS = spanS;
+        }
+
+        /** Records a sample at time {@code t} (seconds) and returns the JIT cores over the span. */
+        double sample(double t) {
+            long ticks = nativeTicks().getOrDefault(JIT, -1L);
+            if (ticks < 0) {
+                return 0; // no /proc: nothing to wait for
+            }
+            samples.addLast(new double[] {t, ticks});
+            while (samples.size() > 2 && t - samples.peekFirst()[0] > spanS) {
+                samples.removeFirst();
+            }
+            double[] first = samples.peekFirst();
+            return t - first[0] < spanS / 2
+                    ? Double.POSITIVE_INFINITY
+                    : (ticks - first[1]) / USER_HZ / (t - first[0]);
+        }
+    }
+
+    /** Below this many cores of JIT compilation, warm-up may end. */
+    static final double JIT_QUIET_CORES = 0.15;
+
+    /** /proc reports thread times in USER_HZ ticks, 100 per second on Linux. */
+    private static final double USER_HZ = 100.0;
+
+    /**
+     * CPU ticks of this process's native (non-Java) threads by kind, from /proc/self/task: GC
+     * workers, the VM thread, JIT compilers and RocksDB's background threads (flush, compaction).
+     * Java threads are left out (ThreadMXBean counts them). Empty where there is no /proc.
+     */
+    static Map<String, Long> nativeTicks() {
+        Map<String, Long> out = new HashMap<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (Exception e) {
+                    continue; // the thread ended
+                }
+                int open = stat.indexOf('(');
+                int close = stat.lastIndexOf(')');
+                String kind = nativeKind(stat.substring(open + 1, close));
+                if (kind != null) {
+                    String[] f = stat.substring(close + 2).split(" ");
+                    out.merge(kind, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+                }
+            }
+        } catch (Exception e) {
+            // no /proc
+        }
+        return out;
+    }
+
+    /** The kind of a native thread by its OS name (15 characters at most), or null. */
+    static String nativeKind(String comm) {
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
+            return "(native) GC threads";
+        } else if (comm.equals("VM Thread")) {
+            return "(native) VM thread (safepoints)";
+        } else if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+            return JIT;
+        } else if (comm.startsWith("rocksdb")) {
+            return "(native) RocksDB background";
+        }
+        return null;
     }
 
     /**

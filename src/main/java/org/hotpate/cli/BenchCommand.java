@@ -45,7 +45,10 @@ public final class BenchCommand implements Command {
                   --payload P          sparse-1kb (80 pairs), sparse-8kb (740 pairs) or model-vote
                   --seconds S          pipeline measurement window, after warm-up (default 30)
                   --warmup W           minimum pipeline warm-up in seconds (default 15; it also
-                                       lasts until the first result is committed)
+                                       lasts until the first result is committed and the JIT
+                                       compilers are nearly idle)
+                  --jit-wait J         at most this much longer for the JIT to quieten (default
+                                       120; each ceiling waits at most J/2)
                   --ceiling-seconds C  ceiling measurement after 5 s warm-up (default min(S, 15))
                   --teachers N         ensemble size n (default 10000)
                   --concurrency C      sequences in flight (default ceil(160000 / n) in [2, 64])
@@ -110,6 +113,7 @@ public final class BenchCommand implements Command {
                                 "payload",
                                 "seconds",
                                 "warmup",
+                                "jit-wait",
                                 "ceiling-seconds",
                                 "teachers",
                                 "concurrency",
@@ -140,6 +144,7 @@ public final class BenchCommand implements Command {
                             w,
                             seconds,
                             a.doubleValue("warmup", 15.0),
+                            a.doubleValue("jit-wait", 120.0),
                             a.doubleValue("ceiling-seconds", Math.min(seconds, 15.0)),
                             a.intValue("teachers", 10_000),
                             a.intValue("concurrency", 0),

@@ -131,5 +131,10 @@ class BenchStatsTest {
         assertThat(ThreadCpu.role("data-plane-kafka-request-handler-7"))
                 .isEqualTo("data-plane-kafka-request-handler");
         assertThat(ThreadCpu.role("bench-teacher-worker")).isEqualTo("bench-teacher-worker");
+        assertThat(ThreadCpu.nativeKind("G1 Conc#0")).isEqualTo("(native) GC threads");
+        assertThat(ThreadCpu.nativeKind("GC Thread#1")).isEqualTo("(native) GC threads");
+        assertThat(ThreadCpu.nativeKind("C2 CompilerThre")).isEqualTo("(native) JIT compilers");
+        assertThat(ThreadCpu.nativeKind("rocksdb:low")).isEqualTo("(native) RocksDB background");
+        assertThat(ThreadCpu.nativeKind("vote (1/2)#0")).isNull();
     }
 }

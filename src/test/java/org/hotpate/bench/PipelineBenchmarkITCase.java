@@ -42,7 +42,9 @@ class PipelineBenchmarkITCase {
                             "--ceiling-seconds",
                             "2",
                             "--checkpoint-ms",
-                            "300"
+                            "300",
+                            "--jit-wait",
+                            "0"
                         },
                         new PrintStream(out, true, StandardCharsets.UTF_8),
                         new PrintStream(err, true, StandardCharsets.UTF_8));
