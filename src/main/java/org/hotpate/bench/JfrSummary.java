@@ -51,7 +51,7 @@ public final class JfrSummary {
         CATEGORIES.put(
                 "Avro decode into boxed lists (AvroWire.decode*, Avro readers)",
                 Pattern.compile(
-                        "org\\.hotpate\\.io\\.AvroWire\\.(decode.*|ints|doubles|longs)"
+                        "org\\.hotpate\\.io\\.AvroWire\\.decode.*"
                                 + "|org\\.apache\\.avro\\..*(Reader|Decoder).*"));
         CATEGORIES.put(
                 "Avro encode (AvroWire.encode*, Avro writers)",
@@ -61,6 +61,14 @@ public final class JfrSummary {
                 "mechanism + DP noise (core.mechanism, core.noise, SecureRandom)",
                 Pattern.compile(
                         "org\\.hotpate\\.core\\.mechanism\\..*|org\\.hotpate\\.core\\.noise\\..*"));
+        CATEGORIES.put(
+                "payload validation (TeacherDistribution construction, Distribution.toCore)",
+                Pattern.compile(
+                        "org\\.hotpate\\.core\\.sampling\\.TeacherDistribution.*"
+                                + "|org\\.hotpate\\.model\\.Distribution\\.toCore"));
+        CATEGORIES.put(
+                "teacher key (SeedDerivation.teacherKey: SHA-256 per vote)",
+                Pattern.compile("org\\.hotpate\\.core\\.randomness\\.SeedDerivation\\.teacherKey"));
         CATEGORIES.put(
                 "vote kernel (core.sampling, shared randomness per vote)",
                 Pattern.compile(
@@ -100,7 +108,30 @@ public final class JfrSummary {
         long cpuLoadEvents;
     }
 
+    /**
+     * The benchmark's measured window, written into its recording (JFR's disk chunks can hold
+     * earlier data of the same JVM; the summary keeps only events inside this window).
+     */
+    @jdk.jfr.Name("org.hotpate.BenchWindow")
+    @jdk.jfr.Label("Benchmark window")
+    @jdk.jfr.Description("The measured steady-state window of ./hotpate bench pipeline")
+    public static final class WindowEvent extends jdk.jfr.Event {
+        @jdk.jfr.Label("Payload")
+        public String payload;
+    }
+
     public static void print(Path file, int top, PrintStream out) throws IOException {
+        Instant from = null;
+        Instant to = null;
+        try (RecordingFile f = new RecordingFile(file)) {
+            while (f.hasMoreEvents()) {
+                RecordedEvent e = f.readEvent();
+                if (e.getEventType().getName().equals("org.hotpate.BenchWindow")) {
+                    from = e.getStartTime();
+                    to = e.getEndTime();
+                }
+            }
+        }
         Map<String, Role> roles = new HashMap<>();
         Map<String, Long> allocByClass = new HashMap<>();
         Map<String, Long> allocByRole = new HashMap<>();
@@ -114,6 +145,9 @@ public final class JfrSummary {
             while (f.hasMoreEvents()) {
                 RecordedEvent e = f.readEvent();
                 Instant t = e.getStartTime();
+                if (from != null && (t.isBefore(from) || t.isAfter(to))) {
+                    continue;
+                }
                 first = first == null || t.isBefore(first) ? t : first;
                 last = last == null || t.isAfter(last) ? t : last;
                 switch (e.getEventType().getName()) {
@@ -158,8 +192,11 @@ public final class JfrSummary {
         }
         double seconds = first == null ? 0 : Duration.between(first, last).toMillis() / 1000.0;
         out.printf(
-                "JFR %s: %.1f s, %,d samples (Java execution + RocksDB native)%n",
-                file, seconds, samples);
+                "JFR %s: %.1f s%s, %,d samples (Java execution + RocksDB native)%n",
+                file,
+                seconds,
+                from == null ? " (whole recording)" : " (the benchmark window)",
+                samples);
         out.printf(
                 "GC: %d collections, %.0f ms of pauses (%.1f%% of the time)%n",
                 gcCount, gcPauses.toMillis() * 1.0, 100.0 * gcPauses.toMillis() / 1000 / seconds);

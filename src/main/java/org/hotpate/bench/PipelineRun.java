@@ -83,6 +83,7 @@ final class PipelineRun {
         ResultProbe probe = null;
         Thread probeThread = null;
         Recording recording = null;
+        JfrSummary.WindowEvent window = null;
         // Starting JFR instruments JDK classes and deoptimises what inlined them (a JIT storm of
         // several seconds): a first recording absorbs that during warm-up; the one kept starts with
         // the window.
@@ -168,11 +169,15 @@ final class PipelineRun {
                     warmEnd = t;
                     cpuA = ThreadCpu.snapshot();
                     if (jfr != null) {
+                        warmupRecording.stop();
+                        warmupRecording.close();
+                        warmupRecording = null;
                         recording = new Recording(Configuration.getConfiguration("profile"));
                         recording.setName("hotpate-bench");
                         recording.start();
-                        warmupRecording.close();
-                        warmupRecording = null;
+                        window = new JfrSummary.WindowEvent();
+                        window.payload = workload.cliName();
+                        window.begin();
                     }
                 } else if (warmEnd < 0 && t > maxWarmup) {
                     throw new IllegalStateException(
@@ -186,6 +191,8 @@ final class PipelineRun {
             }
             ThreadCpu.Snapshot cpuB = ThreadCpu.snapshot();
             if (recording != null) {
+                window.end();
+                window.commit();
                 recording.stop();
                 recording.dump(jfr);
                 err.println("  JFR recording of the window: " + jfr);
