@@ -227,6 +227,7 @@ public final class PipelineBenchmark {
         j.put("warmup_s", round(p.window().startS(), 1));
         j.put("steps", p.steps());
         j.put("partial_steps", p.partialSteps());
+        j.put("results_total", p.resultsTotal());
         j.put("time_per_step_ms", round(1000.0 * p.shape().teachers() / p.consumedPerS(), 1));
         j.put("issued_to_closed_ms_p50", round(p.issuedToClosedP50(), 1));
         j.put("closed_to_visible_ms_p50", round(p.closedToVisibleP50(), 1));
@@ -237,6 +238,15 @@ public final class PipelineBenchmark {
         j.put(
                 "state_bytes_per_teacher",
                 round(p.state().total() / (double) p.shape().teachers(), 1));
+        // The vote operator remembers every step a teacher answered (voted-steps, TTL =
+        // retention), so its state grows with the steps run so far: also per teacher and step.
+        j.put(
+                "state_bytes_per_teacher_step",
+                round(
+                        p.state().total()
+                                / (double) p.shape().teachers()
+                                / Math.max(1, p.resultsTotal()),
+                        2));
     }
 
     private static ObjectNode scaling(Options o, String bootstrap, Path work, PrintStream err)

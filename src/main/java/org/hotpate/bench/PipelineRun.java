@@ -47,6 +47,7 @@ final class PipelineRun {
             String consumedSource,
             int steps,
             int partialSteps,
+            int resultsTotal,
             double latencyP50,
             double latencyP99,
             double issuedToClosedP50,
@@ -282,6 +283,7 @@ final class PipelineRun {
                 offsets ? "job source offsets" : "results (votesCast)",
                 steps,
                 partial,
+                probe.results(),
                 BenchStats.percentile(lat, 0.5),
                 BenchStats.percentile(lat, 0.99),
                 BenchStats.percentile(
