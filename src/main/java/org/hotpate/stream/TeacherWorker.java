@@ -83,11 +83,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
                         + (s.runId() == null ? "" : "-" + s.runId()));
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrap());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        Properties p = producerProperties(s.bootstrap());
         try (KafkaConsumer<byte[], byte[]> cons =
                         new KafkaConsumer<>(
                                 c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -106,6 +102,19 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * The producer settings of the worker's {@code distributions} writer (the pipeline benchmark's
+     * Kafka ceiling uses the same).
+     */
+    public static Properties producerProperties(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return p;
     }
 
     private void answer(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> prod) {
@@ -153,7 +162,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
     }
 
     /** Teacher i's answer to the step, on the wire model. */
-    Distribution distribution(GenerationStep step, int i, StepRandomness rnd) {
+    public Distribution distribution(GenerationStep step, int i, StepRandomness rnd) {
         TeacherAnswers.Answer a = answers.answer(i, step.publicSeed(), rnd);
         return new Distribution(
                 step.runId(),

@@ -40,6 +40,39 @@ public final class SimulatedTeachers {
                 null, PublicModel.uniformVocabulary(vocabularySize), vocabularySize);
     }
 
+    /**
+     * This ensemble seen through a larger vocabulary, for benchmarks (WORKLOADS.md: a Llama-size
+     * vocabulary is emulated by offsetting ids): every token id moves up by {@code tokenOffset},
+     * and teacher i answers as teacher {@code i mod distinct} of this ensemble, so 10⁵ teachers
+     * cost the memory of {@code distinct}. Payload sizes and the vote work per teacher stay those
+     * of a real teacher (each teacher still votes with its own key).
+     */
+    public SimulatedTeachers shifted(int tokenOffset, int distinct) {
+        if (build == null) {
+            throw new IllegalStateException("external ensemble: no built-in teachers");
+        }
+        if (tokenOffset < 0 || distinct < 1) {
+            throw new IllegalArgumentException(
+                    "tokenOffset must be >= 0 and distinct >= 1; got "
+                            + tokenOffset
+                            + " and "
+                            + distinct);
+        }
+        ConcurrentHashMap<Integer, SparseProbabilities> shared = new ConcurrentHashMap<>();
+        return new SimulatedTeachers(
+                i -> shared.computeIfAbsent(i % distinct, j -> shift(build.apply(j), tokenOffset)),
+                shift(publicModel, tokenOffset),
+                vocabularySize + tokenOffset);
+    }
+
+    private static SparseProbabilities shift(SparseProbabilities p, int offset) {
+        int[] tokens = p.tokens();
+        for (int j = 0; j < tokens.length; j++) {
+            tokens[j] += offset;
+        }
+        return new SparseProbabilities(tokens, p.probs());
+    }
+
     /** Whether built-in teachers exist (false for external ensembles). */
     public boolean simulated() {
         return build != null;
