@@ -3,7 +3,9 @@ package org.hotpate.model;
 /**
  * What the reducer computed for one step, on its way to the run's accountant: the release is not
  * visible to anyone until the accountant has charged {@code privacyEventJson} (charge before emit).
- * {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism releases none.
+ * {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism releases none. Internal to
+ * the job: {@code chargedTeachers}, {@code votesCast} and {@code closedAtMs} never reach a public
+ * output.
  */
 public record ReleaseCandidate(
         String runId,
@@ -17,4 +19,10 @@ public record ReleaseCandidate(
         long[] chargedTeachers,
         int votesCast,
         int teachers,
-        long closedAtMs) {}
+        long closedAtMs) {
+
+    /** The reducer key {@code run/sequence/step/attempt}. */
+    public String stepKey() {
+        return Keys.step(runId, sequenceId, step, attempt);
+    }
+}

@@ -29,7 +29,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,6 +38,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.io.KafkaAcls;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
@@ -50,11 +50,13 @@ import org.hotpate.teachers.TeacherAnswers;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
- * starts Kafka when embedded, creates the topics, starts the built-in teacher worker, submits the
- * job (MiniCluster or remote cluster), follows {@code results}/{@code records}/{@code
- * ledger}/{@code rejected} as a read_committed consumer (progress bar), and when every sequence is
- * accounted for cancels the job and writes {@code summary.json}, {@code records.jsonl} and {@code
- * ledger.jsonl}.
+ * reads the dataset's durable budget ledger (and refuses to start when nothing is left), starts
+ * Kafka when embedded (with SASL/SCRAM and ACLs when the spec asks for it), creates the topics,
+ * starts the built-in teacher worker, draws the run's noise secret, submits the job (MiniCluster or
+ * remote cluster), follows {@code results}/{@code records}/{@code ledger}/{@code rejected} as a
+ * read_committed consumer (progress bar), and when every sequence is accounted for cancels the job
+ * and writes the public {@code summary.json} and {@code records.jsonl} and the operator-only {@code
+ * operator.json} and {@code ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,6 +66,10 @@ public final class RunSession implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrap;
     private final long startMs;
+    private final Properties client; // the job principal's Kafka client settings
+    private final UnaryOperator<String> secrets;
+    private DatasetLedger datasetLedger;
+    private Budgets.Prior prior;
     private TeacherWorker worker;
     private Thread workerThread;
     private JobClient job;
@@ -78,12 +84,19 @@ public final class RunSession implements AutoCloseable {
     private final List<Rejected> rejected = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
 
-    private RunSession(JobConfig cfg, String runId, EmbeddedKafka kafka, String bootstrap) {
+    private RunSession(
+            JobConfig cfg,
+            String runId,
+            EmbeddedKafka kafka,
+            String bootstrap,
+            UnaryOperator<String> secrets) {
         this.cfg = cfg;
         this.runId = runId;
         this.kafka = kafka;
         this.bootstrap = bootstrap;
         this.startMs = System.currentTimeMillis();
+        this.secrets = secrets;
+        this.client = KafkaClients.job(cfg, bootstrap, secrets);
     }
 
     /** A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<4 hex>}. */
@@ -110,31 +123,115 @@ public final class RunSession implements AutoCloseable {
     public static RunSession start(
             JobConfig cfg, String bootstrapOverride, UnaryOperator<DataStream<Vote>> voteTap)
             throws Exception {
+        return start(cfg, bootstrapOverride, voteTap, KafkaClients.ENV);
+    }
+
+    /**
+     * As above; {@code secrets} resolves the password variables named by {@code kafka.sasl.*}
+     * (default {@link KafkaClients#ENV}: environment, then system properties). Throws {@link
+     * DatasetLedger.NoBudgetLeftException} before the job starts when the dataset has no budget
+     * left.
+     */
+    public static RunSession start(
+            JobConfig cfg,
+            String bootstrapOverride,
+            UnaryOperator<DataStream<Vote>> voteTap,
+            UnaryOperator<String> secrets)
+            throws Exception {
         String runId = newRunId(cfg);
-        EmbeddedKafka kafka = null;
-        String bootstrap = bootstrapOverride;
-        if (bootstrap == null) {
-            if (cfg.kafka().embedded()) {
-                kafka = EmbeddedKafka.start();
-                bootstrap = kafka.bootstrapServers();
-            } else {
-                bootstrap = cfg.kafka().bootstrap();
+        DatasetLedger local = null;
+        Budgets.Prior localPrior = null;
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            // Before anything starts: a run with no room left exits here.
+            local = DatasetLedger.open(cfg, null);
+            try {
+                localPrior = local.prior(runId);
+                local.requireRoom(localPrior);
+            } catch (RuntimeException e) {
+                local.close();
+                throw e;
             }
         }
-        RunSession s = new RunSession(cfg, runId, kafka, bootstrap);
+        EmbeddedKafka kafka = null;
+        String bootstrap = bootstrapOverride;
+        UnaryOperator<String> resolved = secrets;
+        RunSession s = null;
         try {
+            if (bootstrap == null) {
+                if (cfg.kafka().embedded()) {
+                    JobConfig.Security sec = cfg.kafka().security();
+                    if (sec.sasl()) {
+                        kafka = EmbeddedKafka.startSecured();
+                        resolved = embeddedPrincipals(cfg, kafka, secrets);
+                    } else {
+                        kafka = EmbeddedKafka.start();
+                    }
+                    bootstrap = kafka.bootstrapServers();
+                } else {
+                    bootstrap = cfg.kafka().bootstrap();
+                }
+            }
+            s = new RunSession(cfg, runId, kafka, bootstrap, resolved);
+            s.datasetLedger = local;
+            s.prior = localPrior;
             s.launch(voteTap);
-        } catch (Exception e) {
-            s.close();
+        } catch (Exception | Error e) {
+            if (s != null) {
+                s.close();
+            } else {
+                if (kafka != null) {
+                    kafka.close();
+                }
+                if (local != null) {
+                    local.close();
+                }
+            }
             throw e;
         }
         return s;
     }
 
+    /**
+     * On an embedded SASL broker: the spec's job and teacher principals as SCRAM users (passwords
+     * from {@code secrets}, or fresh random ones that never leave this process) and the ACL layout
+     * of {@link KafkaAcls}.
+     */
+    private static UnaryOperator<String> embeddedPrincipals(
+            JobConfig cfg, EmbeddedKafka kafka, UnaryOperator<String> secrets) {
+        JobConfig.Security sec = cfg.kafka().security();
+        Map<String, String> generated = new HashMap<>();
+        UnaryOperator<String> resolved =
+                name -> {
+                    String v = secrets.apply(name);
+                    return v != null ? v : generated.get(name);
+                };
+        String teacher =
+                sec.teacherUsername().isBlank() ? "hotpate-teachers" : sec.teacherUsername();
+        for (String[] user :
+                new String[][] {
+                    {sec.username(), sec.passwordEnv()}, {teacher, sec.teacherPasswordEnv()}
+                }) {
+            if (secrets.apply(user[1]) == null) {
+                byte[] b = new byte[18];
+                new java.security.SecureRandom().nextBytes(b);
+                generated.put(user[1], java.util.HexFormat.of().formatHex(b));
+            }
+            kafka.createScramUser(user[0], resolved.apply(user[1]));
+        }
+        KafkaAcls.grant(
+                kafka.adminProperties(), KafkaClients.aclTopics(cfg), sec.username(), teacher);
+        return resolved;
+    }
+
     private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {
         JobConfig.Topics t = cfg.kafka().topics();
+        if (datasetLedger == null) {
+            datasetLedger = DatasetLedger.open(cfg, client);
+            prior = datasetLedger.prior(runId);
+            datasetLedger.requireRoom(prior);
+        }
         KafkaIo.createTopics(
-                bootstrap,
+                client,
                 List.of(
                         t.steps(),
                         t.distributions(),
@@ -142,12 +239,14 @@ public final class RunSession implements AutoCloseable {
                         t.records(),
                         t.ledger(),
                         t.rejected()),
-                cfg.kafka().partitions());
+                cfg.kafka().partitions(),
+                Map.of());
         distributionsAtStart = endOffsets(t.distributions());
         if (cfg.ensemble().source() != JobConfig.TeacherSource.EXTERNAL) {
             worker =
                     new TeacherWorker(
-                            workerSettings(cfg, bootstrap, runId, 0, cfg.ensemble().teachers()),
+                            workerSettings(
+                                    cfg, bootstrap, runId, 0, cfg.ensemble().teachers(), secrets),
                             answers(cfg, cfg.ensemble()));
             workerThread = new Thread(worker, "teacher-worker");
             workerThread.setDaemon(true);
@@ -158,21 +257,53 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000),
+                RunContext.of(prior),
                 KafkaIo.rawSource(
-                        bootstrap, t.distributions(), "hotpate-job-" + runId, startMs - 1000),
+                        bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000, client),
+                KafkaIo.rawSource(
+                        bootstrap,
+                        t.distributions(),
+                        "hotpate-job-" + runId,
+                        startMs - 1000,
+                        client),
                 KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()),
+                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),
                 voteTap);
         job = env.executeAsync("hotpate " + runId);
     }
 
-    /** The teacher-worker settings a spec implies (also used by ./hotpate teachers). */
+    /** The teacher-worker settings a spec implies, without client security (tests). */
     public static TeacherWorker.Settings workerSettings(
             JobConfig cfg, String bootstrap, String runId, int from, int to) {
         JobConfig.Topics t = cfg.kafka().topics();
         return new TeacherWorker.Settings(
                 bootstrap, t.steps(), t.distributions(), cfg.ensemble().id(), runId, from, to);
+    }
+
+    /**
+     * The teacher-worker settings a spec implies, as the teacher principal (also used by ./hotpate
+     * teachers).
+     */
+    public static TeacherWorker.Settings workerSettings(
+            JobConfig cfg,
+            String bootstrap,
+            String runId,
+            int from,
+            int to,
+            UnaryOperator<String> secrets) {
+        JobConfig.Topics t = cfg.kafka().topics();
+        Map<String, String> client = new HashMap<>();
+        KafkaClients.teacher(cfg, bootstrap, secrets)
+                .forEach((k, v) -> client.put(k.toString(), v.toString()));
+        return new TeacherWorker.Settings(
+                bootstrap,
+                t.steps(),
+                t.distributions(),
+                cfg.ensemble().id(),
+                runId,
+                from,
+                to,
+                client);
     }
 
     /** How the simulated teachers of {@code ensemble} answer, in the spec's payload form. */
@@ -273,7 +404,7 @@ public final class RunSession implements AutoCloseable {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
         JobConfig.Topics t = cfg.kafka().topics();
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(
                 ConsumerConfig.GROUP_ID_CONFIG,
@@ -420,7 +551,11 @@ public final class RunSession implements AutoCloseable {
         return List.copyOf(rejected);
     }
 
-    /** Stops the job and writes the outputs; returns the summary. */
+    /**
+     * Stops the job and writes the outputs: the public {@code summary.json} and {@code
+     * records.jsonl} (released or public values only) and the operator-only {@code operator.json}
+     * and {@code ledger.jsonl}. Returns the public summary.
+     */
     public ObjectNode finish() throws Exception {
         double secs = (System.currentTimeMillis() - startMs) / 1000.0;
         long distributions =
@@ -428,9 +563,14 @@ public final class RunSession implements AutoCloseable {
         cancelJob();
         Path out = outputDir();
         Files.createDirectories(out);
-        ObjectNode summary = summary(secs, distributions);
+        double datasetEpsilon = datasetLedger.datasetEpsilon(); // this run's curve included
+        ObjectNode summary = summary(secs, datasetEpsilon);
         JSON.writerWithDefaultPrettyPrinter()
                 .writeValue(out.resolve("summary.json").toFile(), summary);
+        JSON.writerWithDefaultPrettyPrinter()
+                .writeValue(
+                        out.resolve("operator.json").toFile(),
+                        operatorSummary(secs, distributions));
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("records.jsonl"))) {
             for (SyntheticRecord r : records()) {
                 ObjectNode o = JSON.createObjectNode();
@@ -462,9 +602,13 @@ public final class RunSession implements AutoCloseable {
                 if (!e.privacyEvent().isEmpty()) {
                     o.set("event", JSON.readTree(e.privacyEvent()));
                 }
-                o.put("epsilon", e.epsilonAfter());
-                o.put("delta", e.delta());
+                putNumber(o, "epsilon", e.epsilonAfter());
+                putNumber(o, "delta", e.delta());
                 o.put("releases", e.releases());
+                if (e.votesCast() >= 0) {
+                    o.put("votesCast", e.votesCast());
+                }
+                putNumber(o, "datasetEpsilon", e.datasetEpsilonAfter());
                 o.put("atMs", e.atMs());
                 w.write(JSON.writeValueAsString(o));
                 w.newLine();
@@ -473,40 +617,85 @@ public final class RunSession implements AutoCloseable {
         return summary;
     }
 
-    private synchronized ObjectNode summary(double secs, long distributions) {
+    /** A finite number, or null (∞: no guarantee; NaN: not applicable). */
+    private static void putNumber(ObjectNode o, String key, double v) {
+        if (Double.isFinite(v)) {
+            o.put(key, v);
+        } else {
+            o.putNull(key);
+        }
+    }
+
+    /**
+     * The public summary: only released or public values (DESIGN.md invariant 8) — counts of
+     * released tokens and ⊥, ε spent (data-independent), the budgets, n, the dataset and its ε over
+     * all runs. Nothing about votes, retired teachers, rejected input or distributions received:
+     * those are in {@link #operatorSummary}.
+     */
+    private synchronized ObjectNode summary(double secs, double datasetEpsilon) {
+        boolean isPrivate = cfg.isPrivate();
         ObjectNode s = JSON.createObjectNode();
         s.put("runId", runId);
+        s.put("private", isPrivate);
         s.put("sequences", records.size());
         s.put("sequencesRequested", cfg.generation().sequences());
         s.put("tokens", records.values().stream().mapToLong(r -> r.tokens().length).sum());
         s.put("privateTokens", tokens());
         s.put("fails", fails());
         s.put("fallbacks", records.values().stream().mapToLong(SyntheticRecord::fallbacks).sum());
-        s.put("epsilon", epsilon());
+        putNumber(s, "epsilon", isPrivate ? epsilon() : Double.POSITIVE_INFINITY);
         s.put("delta", cfg.budget().delta());
-        s.put("budgetEpsilon", cfg.budget().epsilon());
+        putNumber(s, "budgetEpsilon", cfg.budget().epsilon());
         s.put("budgetExhausted", ledger.stream().anyMatch(e -> e.kind().equals("REFUSED")));
+        s.put("dataset", cfg.datasetId());
+        putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
+        putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
         s.put("mechanism", cfg.mechanism().name());
         s.put("sampler", cfg.sampler().name());
         s.put("teachers", cfg.ensemble().teachers());
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
         s.put("releases", ledger.stream().filter(e -> e.kind().equals("CHARGE")).count());
+        s.put("elapsedSeconds", round(secs));
         s.put(
-                "retiredTeachers",
-                ledger.stream().filter(e -> e.kind().equals("TEACHER_RETIRED")).count());
+                "tokensPerSecond",
+                round(records.values().stream().mapToLong(r -> r.tokens().length).sum() / secs));
+        Map<String, Integer> reasons = new HashMap<>();
+        records.values().forEach(r -> reasons.merge(r.finishReason(), 1, Integer::sum));
+        s.set("finishReasons", JSON.valueToTree(new TreeMap<>(reasons)));
+        return s;
+    }
+
+    /**
+     * The operator-only summary ({@code operator.json}): data-dependent and liveness figures that
+     * must not be published — votes cast, steps abandoned below the quorum, retired teachers,
+     * rejected input and its reasons, distributions received.
+     */
+    private synchronized ObjectNode operatorSummary(double secs, long distributions) {
+        ObjectNode s = JSON.createObjectNode();
+        s.put("runId", runId);
+        s.put("dataset", cfg.datasetId());
+        s.put("earlierRunsOnDataset", prior == null ? 0 : prior.runs());
+        s.put(
+                "votesCast",
+                ledger.stream()
+                        .filter(e -> !e.kind().equals("TEACHER_RETIRED") && e.votesCast() > 0)
+                        .mapToLong(LedgerEntry::votesCast)
+                        .sum());
+        s.put("abandonedSteps", ledger.stream().filter(e -> e.kind().equals("ABANDONED")).count());
+        List<Long> retired =
+                ledger.stream()
+                        .filter(e -> e.kind().equals("TEACHER_RETIRED"))
+                        .map(LedgerEntry::teacherId)
+                        .sorted()
+                        .toList();
+        s.put("retiredTeachers", retired.size());
+        s.set("retiredTeacherIds", JSON.valueToTree(retired));
         s.put("rejected", rejected.size());
         Map<String, Integer> why = new TreeMap<>();
         rejected.forEach(r -> why.merge(r.reason(), 1, Integer::sum));
         s.set("rejectedReasons", JSON.valueToTree(why));
         s.put("distributions", distributions);
-        s.put("elapsedSeconds", round(secs));
-        s.put(
-                "tokensPerSecond",
-                round(records.values().stream().mapToLong(r -> r.tokens().length).sum() / secs));
         s.put("distributionsPerSecond", round(distributions / secs));
-        Map<String, Integer> reasons = new HashMap<>();
-        records.values().forEach(r -> reasons.merge(r.finishReason(), 1, Integer::sum));
-        s.set("finishReasons", JSON.valueToTree(new TreeMap<>(reasons)));
         return s;
     }
 
@@ -515,9 +704,7 @@ public final class RunSession implements AutoCloseable {
     }
 
     private long endOffsets(String topic) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(client)) {
             Set<TopicPartition> parts = new HashSet<>();
             admin.describeTopics(List.of(topic))
                     .allTopicNames()
@@ -560,6 +747,9 @@ public final class RunSession implements AutoCloseable {
         }
         if (kafka != null) {
             kafka.close();
+        }
+        if (datasetLedger != null) {
+            datasetLedger.close();
         }
         if (flinkTmp != null) {
             deleteQuietly(flinkTmp);

@@ -4,7 +4,8 @@ import java.io.Serializable;
 import org.hotpate.model.GenerationStep;
 
 /**
- * Issues generation steps for one run: public seed derived from the run seed, version, deadline.
+ * Issues generation steps for one run: public seed derived from the run seed and the run id ({@link
+ * CoreBindings#stepSeed}), version, deadline.
  */
 public record StepFactory(
         String runId, String ensembleId, long runSeed, int vocabularySize, long stepDeadlineMs)
@@ -19,6 +20,11 @@ public record StepFactory(
                 cfg.generation().stepDeadlineMs());
     }
 
+    /** The public seed this run derives for a step (steps with another seed are not its own). */
+    public long seed(long sequenceId, int step, int attempt) {
+        return CoreBindings.stepSeed(runSeed, runId, sequenceId, step, attempt);
+    }
+
     public GenerationStep step(long sequenceId, int step, int attempt, int[] prefix, long nowMs) {
         return new GenerationStep(
                 runId,
@@ -27,7 +33,7 @@ public record StepFactory(
                 step,
                 attempt,
                 prefix,
-                CoreBindings.stepSeed(runSeed, sequenceId, step, attempt),
+                seed(sequenceId, step, attempt),
                 CoreBindings.RANDOMNESS_VERSION,
                 vocabularySize,
                 nowMs,
