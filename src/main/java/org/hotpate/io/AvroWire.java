@@ -461,14 +461,4 @@ public final class AvroWire {
     static double[] doubles(List<Double> l) {
         return l == null ? new double[0] : l.stream().mapToDouble(Double::doubleValue).toArray();
     }
-
-    static List<Long> longs(long[] a) {
-        List<Long> l = new ArrayList<>(a == null ? 0 : a.length);
-        if (a != null) {
-            for (long v : a) {
-                l.add(v);
-            }
-        }
-        return l;
-    }
 }

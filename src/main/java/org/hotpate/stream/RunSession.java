@@ -503,15 +503,16 @@ public final class RunSession implements AutoCloseable {
         double failRate = results.isEmpty() ? 0 : fails / (double) results.size();
         double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
         return String.format(
-                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | ε %.3f/%.3f | %.1f tok/s ",
+                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s ",
                 "#".repeat(bar),
                 ".".repeat(width - bar),
                 done,
                 n,
                 tokens,
                 100 * failRate,
-                epsilon(),
-                cfg.budget().epsilon(),
+                cfg.isPrivate()
+                        ? String.format("ε %.3f/%.3f", epsilon(), cfg.budget().epsilon())
+                        : "NOT PRIVATE",
                 tokens / secs);
     }
 
@@ -563,7 +564,7 @@ public final class RunSession implements AutoCloseable {
         cancelJob();
         Path out = outputDir();
         Files.createDirectories(out);
-        double datasetEpsilon = datasetLedger.datasetEpsilon(); // this run's curve included
+        double datasetEpsilon = datasetEpsilon(); // this run's curve included
         ObjectNode summary = summary(secs, datasetEpsilon);
         JSON.writerWithDefaultPrettyPrinter()
                 .writeValue(out.resolve("summary.json").toFile(), summary);
@@ -615,6 +616,29 @@ public final class RunSession implements AutoCloseable {
             }
         }
         return summary;
+    }
+
+    /**
+     * The dataset's ε over every run in the durable ledger, read again now that the job is stopped;
+     * if the ledger cannot be read, the last value the accountant reported (earlier runs plus this
+     * one, from the operator-only ledger entries).
+     */
+    private double datasetEpsilon() {
+        try {
+            return datasetLedger.datasetEpsilon();
+        } catch (RuntimeException e) {
+            double fromEntries =
+                    ledger().stream()
+                            .filter(x -> x.kind().equals("CHARGE"))
+                            .mapToDouble(LedgerEntry::datasetEpsilonAfter)
+                            .max()
+                            .orElse(Budgets.epsilon(prior, cfg.budget().delta()));
+            System.err.println(
+                    "hotpate run: could not re-read the budget ledger ("
+                            + e.getMessage()
+                            + "); dataset_epsilon from the run's ledger entries");
+            return fromEntries;
+        }
     }
 
     /** A finite number, or null (∞: no guarantee; NaN: not applicable). */
