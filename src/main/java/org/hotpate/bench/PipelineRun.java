@@ -107,8 +107,9 @@ final class PipelineRun {
                     new ResultProbe(
                             bootstrap,
                             cfg.kafka().topics().steps(),
-                            cfg.kafka().topics().results(),
-                            session.runId());
+                            cfg.kafka().topics().ledger(),
+                            session.runId(),
+                            shape.teachers());
             probeThread = new Thread(probe, "bench-result-probe");
             probeThread.start();
             err.printf(

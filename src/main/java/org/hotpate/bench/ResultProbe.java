@@ -18,14 +18,15 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Keys;
-import org.hotpate.model.StepResult;
+import org.hotpate.model.LedgerEntry;
 
 /**
- * A read_committed reader of the run's {@code steps} and {@code results} topics — what a downstream
- * user sees. It notes when each step was issued ({@code issuedAtMs}, set by the job when it created
- * the step) and when each result became visible (the wall clock when this reader received it),
- * which is the step latency "issued → committed"; and it sums the teachers that answered each
- * result ({@code votesCast}), the distributions the job aggregated.
+ * A read_committed reader of the run's {@code steps} and operator-only {@code ledger} topics. It
+ * notes when each step was issued ({@code issuedAtMs}, set by the job when it created the step) and
+ * when each release became visible (the wall clock when this reader received its CHARGE entry,
+ * which commits in the same Kafka transaction as the public result), which is the step latency
+ * "issued → committed"; and it sums the teachers that answered each release ({@code votesCast},
+ * operator-only since results went public-only), the distributions the job aggregated.
  */
 final class ResultProbe implements Runnable, AutoCloseable {
     /** One committed result: when it was visible, and what it says. */
@@ -36,6 +37,7 @@ final class ResultProbe implements Runnable, AutoCloseable {
     private final String stepsTopic;
     private final String resultsTopic;
     private final String runId;
+    private final int teachers;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private final Map<String, Long> issued = new HashMap<>();
@@ -43,11 +45,14 @@ final class ResultProbe implements Runnable, AutoCloseable {
     private long votes;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-    ResultProbe(String bootstrap, String stepsTopic, String resultsTopic, String runId) {
+    /** {@code ledgerTopic}: the operator-only ledger, where each release's CHARGE entry lands. */
+    ResultProbe(
+            String bootstrap, String stepsTopic, String ledgerTopic, String runId, int teachers) {
         this.bootstrap = bootstrap;
         this.stepsTopic = stepsTopic;
-        this.resultsTopic = resultsTopic;
+        this.resultsTopic = ledgerTopic;
         this.runId = runId;
+        this.teachers = teachers;
     }
 
     @Override
@@ -89,15 +94,15 @@ final class ResultProbe implements Runnable, AutoCloseable {
                     issued.putIfAbsent(s.stepKey(), s.issuedAtMs());
                 }
             } else {
-                StepResult s = AvroWire.decodeResult(r.value());
-                if (s.runId().equals(runId)) {
+                LedgerEntry s = AvroWire.decodeLedger(r.value());
+                if (s.runId().equals(runId) && LedgerEntry.CHARGE.equals(s.kind())) {
                     committed.add(
                             new Committed(
                                     Keys.step(s.runId(), s.sequenceId(), s.step(), s.attempt()),
                                     now,
-                                    s.closedAtMs(),
+                                    s.atMs(),
                                     s.votesCast(),
-                                    s.teachers()));
+                                    teachers));
                     votes += s.votesCast();
                 }
             }

@@ -16,6 +16,7 @@ public final class Main {
                 new EvaluateCommand(),
                 new TeachersCommand(),
                 new ServeTeacherCommand(),
+                new LedgerCommand(),
                 new BenchCommand());
     }
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.RecordsLoader;
@@ -41,9 +42,12 @@ public final class RunCommand implements Command {
                 MiniCluster (RocksDB, checkpoints) in this process; otherwise it uses the
                 external Kafka (kafka.bootstrap) and submits the job to flink.host:flink.port
                 with the jar in flink.jar. Outputs: <output.dir>/<run-id>/summary.json,
-                records.jsonl, ledger.jsonl. Progress (sequences, tokens, ⊥ rate, ε spent) goes
-                to stderr. The spec is validated before anything starts: unknown keys or bad
-                values exit with code 2 naming the key.
+                records.jsonl (public: released values only), operator.json, ledger.jsonl
+                (operator-only). Progress (sequences, tokens, ⊥ rate, ε spent) goes to stderr.
+                The spec is validated before anything starts: unknown keys or bad values exit
+                with code 2 naming the key; so does a non-private mechanism under a finite
+                budget.epsilon, and a dataset (budget.dataset) whose durable budget
+                (budget.dataset-epsilon, over all runs) is spent.
 
                   --out DIR   override output.dir
                   --quiet     no progress bar
@@ -62,7 +66,13 @@ public final class RunCommand implements Command {
                     "expected one job spec file (see --help); got " + pos.size() + " arguments");
         }
         JobConfig cfg = load(Path.of(pos.get(0)), a.string("out", null));
-        try (RunSession run = RunSession.start(cfg, null)) {
+        RunSession started;
+        try {
+            started = RunSession.start(cfg, null);
+        } catch (DatasetLedger.NoBudgetLeftException | JobSpec.SpecException e) {
+            throw new UsageException(e.getMessage()); // exit 2 before the job starts
+        }
+        try (RunSession run = started) {
             cfg = run.config();
             if (run.recordsBatch() != null) {
                 RecordsLoader.Batch b = run.recordsBatch();

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.KafkaClients;
 import org.hotpate.stream.RunSession;
 import org.hotpate.stream.TeacherWorker;
 
@@ -36,7 +38,11 @@ public final class TeachersCommand implements Command {
                 (Ctrl-C). The teachers are those of ensemble.source (planet-z or alpha-mixture;
                 the run itself can then use ensemble.source: external). Several workers with
                 disjoint ranges can share an ensemble. An LLM inference service replaces this
-                worker by speaking the same topics (docs/streaming.md).
+                worker by speaking the same topics (docs/streaming.md). With
+                kafka.security-protocol SASL_*, the worker authenticates as
+                kafka.sasl.teacher-username (password in the variable named by
+                kafka.sasl.teacher-password-env): a principal that may read steps and write
+                distributions only.
 
                   --bootstrap   Kafka bootstrap servers (default: kafka.bootstrap of the spec)
                   --from, --to  teacher index range
@@ -87,10 +93,15 @@ public final class TeachersCommand implements Command {
                             e.samples(),
                             Math.max(1050, e.vocabularySize()));
         }
-        TeacherWorker w =
-                new TeacherWorker(
-                        RunSession.workerSettings(cfg, bootstrap, a.string("run", null), from, to),
-                        RunSession.answers(cfg, e));
+        TeacherWorker.Settings settings;
+        try { // as the teacher principal (kafka.sasl.teacher-username) when the spec uses SASL
+            settings =
+                    RunSession.workerSettings(
+                            cfg, bootstrap, a.string("run", null), from, to, KafkaClients.ENV);
+        } catch (JobSpec.SpecException ex) {
+            throw new UsageException(ex.getMessage());
+        }
+        TeacherWorker w = new TeacherWorker(settings, RunSession.answers(cfg, e));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(

@@ -1,10 +1,15 @@
 package org.hotpate.io;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.specific.SpecificData;
+import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
@@ -181,17 +186,22 @@ public final class AvroWire {
                         .setPrivacyEvent(r.privacyEvent())
                         .setEpsilonSpent(r.epsilonSpent())
                         .setNoisyCount(Double.isNaN(r.noisyCount()) ? null : r.noisyCount())
-                        .setChargedTeachers(longs(r.chargedTeachers()))
-                        .setVotesCast(r.votesCast())
                         .setTeachers(r.teachers())
-                        .setClosedAtMs(r.closedAtMs())
                         .build();
         return bytes(() -> org.hotpate.io.avro.StepResult.getEncoder().encode(a));
     }
 
+    /**
+     * Decodes current results and v1 results (which also carried chargedTeachers, votesCast and
+     * closedAtMs; Avro schema resolution drops them).
+     */
+    private static final BinaryMessageDecoder<org.hotpate.io.avro.StepResult> RESULT_DECODER =
+            decoderWithLegacy(
+                    org.hotpate.io.avro.StepResult.getClassSchema(),
+                    "/schemas/legacy/step_result-v1.avsc");
+
     public static StepResult decodeResult(byte[] b) throws UndecodableException {
-        var a = decode(() -> org.hotpate.io.avro.StepResult.getDecoder().decode(b), "StepResult");
-        long[] charged = a.getChargedTeachers().stream().mapToLong(Long::longValue).toArray();
+        var a = decode(() -> RESULT_DECODER.decode(b), "StepResult");
         return new StepResult(
                 a.getRunId(),
                 a.getSequenceId(),
@@ -203,10 +213,77 @@ public final class AvroWire {
                 a.getPrivacyEvent(),
                 a.getEpsilonSpent(),
                 a.getNoisyCount() == null ? Double.NaN : a.getNoisyCount(),
-                charged,
-                a.getVotesCast(),
-                a.getTeachers(),
-                a.getClosedAtMs());
+                a.getTeachers());
+    }
+
+    private static <T> BinaryMessageDecoder<T> decoderWithLegacy(Schema current, String... old) {
+        BinaryMessageDecoder<T> d = new BinaryMessageDecoder<>(SpecificData.get(), current);
+        for (String resource : old) {
+            try (var in = AvroWire.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing legacy schema " + resource);
+                }
+                d.addSchema(new Schema.Parser().parse(in));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return d;
+    }
+
+    // ---- budget ledger (durable, per dataset) ----
+
+    public static byte[] encode(BudgetRecord r) {
+        var a =
+                org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
+                        .setDataset(r.dataset())
+                        .setKind(BudgetRecord.RUN)
+                        .setRunId(r.runId())
+                        .setTeacherId(null)
+                        .setDifferentiallyPrivate(r.differentiallyPrivate())
+                        .setMechanism(r.mechanism())
+                        .setOrders(doubles(r.orders()))
+                        .setRdp(doubles(r.rdp()))
+                        .setApproxDelta(r.approxDelta())
+                        .setDelta(r.delta())
+                        .setReleases(r.releases())
+                        .setAnswered(r.answered())
+                        .setEpsilon(r.epsilon())
+                        .setUpdatedAtMs(r.updatedAtMs())
+                        .setDatasetPlan(doubles(r.datasetPlan()))
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
+    }
+
+    /** A run's budget record, or empty for other kinds (teacher entries are reserved). */
+    public static java.util.Optional<BudgetRecord> decodeBudgetRecord(byte[] b)
+            throws UndecodableException {
+        var a =
+                decode(
+                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
+                        "BudgetLedgerRecord");
+        if (!BudgetRecord.RUN.equals(a.getKind()) || a.getRunId() == null) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(
+                    new BudgetRecord(
+                            a.getDataset(),
+                            a.getRunId(),
+                            a.getDifferentiallyPrivate(),
+                            a.getMechanism(),
+                            doubles(a.getOrders()),
+                            doubles(a.getRdp()),
+                            a.getApproxDelta(),
+                            a.getDelta(),
+                            a.getReleases(),
+                            a.getAnswered(),
+                            a.getEpsilon(),
+                            a.getUpdatedAtMs(),
+                            doubles(a.getDatasetPlan())));
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("not a valid BudgetLedgerRecord: " + e.getMessage(), e);
+        }
     }
 
     // ---- records ----
@@ -265,6 +342,11 @@ public final class AvroWire {
                         .setReleases(e.releases())
                         .setTeacherId(e.teacherId() < 0 ? null : e.teacherId())
                         .setAtMs(e.atMs())
+                        .setVotesCast(e.votesCast())
+                        .setDatasetEpsilonAfter(
+                                Double.isNaN(e.datasetEpsilonAfter())
+                                        ? null
+                                        : e.datasetEpsilonAfter())
                         .build();
         return bytes(() -> org.hotpate.io.avro.LedgerEvent.getEncoder().encode(a));
     }
@@ -283,7 +365,9 @@ public final class AvroWire {
                 a.getDelta(),
                 a.getReleases(),
                 a.getTeacherId() == null ? -1 : a.getTeacherId(),
-                a.getAtMs());
+                a.getAtMs(),
+                a.getVotesCast(),
+                a.getDatasetEpsilonAfter() == null ? Double.NaN : a.getDatasetEpsilonAfter());
     }
 
     // ---- rejected ----
@@ -412,15 +496,5 @@ public final class AvroWire {
 
     static double[] doubles(List<Double> l) {
         return l == null ? new double[0] : l.stream().mapToDouble(Double::doubleValue).toArray();
-    }
-
-    static List<Long> longs(long[] a) {
-        List<Long> l = new ArrayList<>(a == null ? 0 : a.length);
-        if (a != null) {
-            for (long v : a) {
-                l.add(v);
-            }
-        }
-        return l;
     }
 }

@@ -30,16 +30,110 @@ import org.apache.kafka.common.utils.Time;
  * cleaner buffer so the broker fits a small heap.
  */
 public final class EmbeddedKafka implements AutoCloseable {
+    /** The broker's own (super-user) principal in secured mode. */
+    public static final String ADMIN_USER = "admin";
+
     private final Path logDir;
     private final boolean deleteOnClose;
     private final int port;
     private final KafkaRaftServer server;
+    private final String adminPassword; // null: PLAINTEXT broker
 
-    private EmbeddedKafka(Path logDir, boolean deleteOnClose, int port, KafkaRaftServer server) {
+    private EmbeddedKafka(
+            Path logDir,
+            boolean deleteOnClose,
+            int port,
+            KafkaRaftServer server,
+            String adminPassword) {
         this.logDir = logDir;
         this.deleteOnClose = deleteOnClose;
         this.port = port;
         this.server = server;
+        this.adminPassword = adminPassword;
+    }
+
+    /**
+     * Starts a broker whose client listener is SASL_PLAINTEXT with SCRAM-SHA-512 and whose
+     * authorizer is KRaft's {@code StandardAuthorizer} with {@code allow.everyone.if.no.acl.found =
+     * false}: unauthenticated clients cannot connect, and an authenticated principal may do only
+     * what ACLs grant it ({@link #createScramUser}, {@link KafkaAcls}). The broker itself is the
+     * super user {@value #ADMIN_USER} (its SCRAM credential is written when the log dir is
+     * formatted); the controller listener uses SASL/PLAIN with the same static credential. A fresh
+     * random admin password per broker; log in a temporary directory deleted on close.
+     */
+    public static EmbeddedKafka startSecured() {
+        byte[] b = new byte[18];
+        new java.security.SecureRandom().nextBytes(b);
+        String password = java.util.HexFormat.of().formatHex(b);
+        try {
+            return start(Files.createTempDirectory("hotpate-kafka-"), true, password);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether clients must authenticate (SASL/SCRAM). */
+    public boolean secured() {
+        return adminPassword != null;
+    }
+
+    /**
+     * Admin client properties: bootstrap servers, plus the super user's SASL settings on a secured
+     * broker.
+     */
+    public Properties adminProperties() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        if (adminPassword != null) {
+            p.putAll(saslClient("SCRAM-SHA-512", ADMIN_USER, adminPassword));
+        }
+        return p;
+    }
+
+    /** SASL_PLAINTEXT client settings for a principal (SCRAM-SHA-256/512 or PLAIN). */
+    public static Properties saslClient(String mechanism, String user, String password) {
+        return KafkaIo.saslProperties("SASL_PLAINTEXT", mechanism, user, password);
+    }
+
+    private static String jaas(
+            String mechanism, String user, String password, boolean plainServer) {
+        String client = KafkaIo.jaasConfig(mechanism, user, password);
+        if (!plainServer) {
+            return client;
+        }
+        // PlainLoginModule on a server listener also lists the accepted users: user_<name>="pw".
+        return client.substring(0, client.length() - 1)
+                + " user_"
+                + user
+                + "="
+                + KafkaIo.jaasQuote(password)
+                + ";";
+    }
+
+    /** Creates (or updates) a SCRAM-SHA-512 user on a secured broker. */
+    public void createScramUser(String user, String password) {
+        if (adminPassword == null) {
+            throw new IllegalStateException("createScramUser needs a broker from startSecured()");
+        }
+        try (Admin admin = Admin.create(adminProperties())) {
+            admin.alterUserScramCredentials(
+                            java.util.List.of(
+                                    new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(
+                                            user,
+                                            new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                                                    org.apache.kafka.clients.admin.ScramMechanism
+                                                            .SCRAM_SHA_512,
+                                                    8192),
+                                            password)))
+                    .all()
+                    .get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating user " + user, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(
+                    "creating SCRAM user " + user + " failed: " + e.getCause(), e.getCause());
+        }
     }
 
     /** Starts a broker with its log in a fresh temporary directory (deleted on close). */
@@ -53,26 +147,46 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Starts a broker with its log under {@code logDir} (created, formatted if new). */
     public static EmbeddedKafka start(Path logDir, boolean deleteOnClose) {
+        return start(logDir, deleteOnClose, null);
+    }
+
+    private static EmbeddedKafka start(Path logDir, boolean deleteOnClose, String adminPassword) {
         int port = freePort();
         int controllerPort = freePort();
         try {
             Files.createDirectories(logDir);
-            Properties p = brokerProperties(logDir, port, controllerPort);
+            Properties p =
+                    adminPassword == null
+                            ? brokerProperties(logDir, port, controllerPort)
+                            : securedBrokerProperties(logDir, port, controllerPort, adminPassword);
             Path propsFile = logDir.resolve("server.properties");
             try (var w = Files.newBufferedWriter(propsFile)) {
                 p.store(w, "hotpate embedded broker");
             }
+            java.nio.file.attribute.PosixFileAttributeView view =
+                    Files.getFileAttributeView(
+                            propsFile, java.nio.file.attribute.PosixFileAttributeView.class);
+            if (view != null) { // the secured broker's file holds its admin password
+                view.setPermissions(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            }
+            java.util.List<String> args =
+                    new java.util.ArrayList<>(
+                            java.util.List.of(
+                                    "format",
+                                    "-t",
+                                    Uuid.randomUuid().toString(),
+                                    "-c",
+                                    propsFile.toString(),
+                                    "--ignore-formatted"));
+            if (adminPassword != null) {
+                args.add("--add-scram");
+                args.add("SCRAM-SHA-512=[name=" + ADMIN_USER + ",password=" + adminPassword + "]");
+            }
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             int rc =
                     StorageTool.execute(
-                            new String[] {
-                                "format",
-                                "-t",
-                                Uuid.randomUuid().toString(),
-                                "-c",
-                                propsFile.toString(),
-                                "--ignore-formatted"
-                            },
+                            args.toArray(String[]::new),
                             new PrintStream(buf, true, StandardCharsets.UTF_8));
             if (rc != 0) {
                 throw new IllegalStateException(
@@ -81,7 +195,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM);
             server.startup();
-            EmbeddedKafka k = new EmbeddedKafka(logDir, deleteOnClose, port, server);
+            EmbeddedKafka k = new EmbeddedKafka(logDir, deleteOnClose, port, server, adminPassword);
             k.awaitReady(Duration.ofSeconds(60));
             return k;
         } catch (IOException e) {
@@ -117,11 +231,36 @@ public final class EmbeddedKafka implements AutoCloseable {
         return p;
     }
 
+    /** {@link #brokerProperties} with SASL listeners and the StandardAuthorizer. */
+    static Properties securedBrokerProperties(
+            Path logDir, int port, int controllerPort, String adminPassword) {
+        Properties p = brokerProperties(logDir, port, controllerPort);
+        p.put(
+                "listeners",
+                "BROKER://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "BROKER://127.0.0.1:" + port);
+        p.put("inter.broker.listener.name", "BROKER");
+        p.put("listener.security.protocol.map", "BROKER:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+        p.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+        p.put("listener.name.broker.sasl.enabled.mechanisms", "SCRAM-SHA-512");
+        p.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+        p.put(
+                "listener.name.broker.scram-sha-512.sasl.jaas.config",
+                jaas("SCRAM-SHA-512", ADMIN_USER, adminPassword, false));
+        p.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        p.put("sasl.mechanism.controller.protocol", "PLAIN");
+        p.put(
+                "listener.name.controller.plain.sasl.jaas.config",
+                jaas("PLAIN", ADMIN_USER, adminPassword, true));
+        p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        p.put("super.users", "User:" + ADMIN_USER);
+        p.put("allow.everyone.if.no.acl.found", "false");
+        return p;
+    }
+
     private void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(adminProperties())) {
             while (true) {
                 try {
                     if (!admin.describeCluster().nodes().get().isEmpty()) {

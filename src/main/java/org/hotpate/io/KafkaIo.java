@@ -40,12 +40,22 @@ public final class KafkaIo {
     /** A read_committed source of raw records from {@code topic}, from {@code startMs} on. */
     public static KafkaSource<RawRecord> rawSource(
             String bootstrap, String topic, String groupId, long startMs) {
+        return rawSource(bootstrap, topic, groupId, startMs, new Properties());
+    }
+
+    /**
+     * As above, with extra client properties (security: {@code security.protocol}, {@code
+     * sasl.mechanism}, {@code sasl.jaas.config}).
+     */
+    public static KafkaSource<RawRecord> rawSource(
+            String bootstrap, String topic, String groupId, long startMs, Properties client) {
         return KafkaSource.<RawRecord>builder()
                 .setBootstrapServers(bootstrap)
                 .setTopics(topic)
                 .setGroupId(groupId)
                 .setStartingOffsets(OffsetsInitializer.timestamp(startMs))
                 .setDeserializer(new RawDeserializer())
+                .setProperties(security(client))
                 .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
                 .setProperty("partition.discovery.interval.ms", "10000")
                 .build();
@@ -85,7 +95,13 @@ public final class KafkaIo {
     /** The job's single exactly-once sink: each {@link KafkaOut} names its topic. */
     public static KafkaSink<KafkaOut> exactlyOnceSink(
             String bootstrap, String transactionalIdPrefix, long txTimeoutMs) {
-        Properties p = new Properties();
+        return exactlyOnceSink(bootstrap, transactionalIdPrefix, txTimeoutMs, new Properties());
+    }
+
+    /** As above, with extra client (security) properties. */
+    public static KafkaSink<KafkaOut> exactlyOnceSink(
+            String bootstrap, String transactionalIdPrefix, long txTimeoutMs, Properties client) {
+        Properties p = security(client);
         p.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(txTimeoutMs));
         p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
         return KafkaSink.<KafkaOut>builder()
@@ -97,16 +113,79 @@ public final class KafkaIo {
                 .build();
     }
 
+    /** The security subset of client properties (copied; bootstrap and the rest are set here). */
+    private static Properties security(Properties client) {
+        Properties p = new Properties();
+        for (String k : client.stringPropertyNames()) {
+            if (k.startsWith("security.") || k.startsWith("sasl.") || k.startsWith("ssl.")) {
+                p.setProperty(k, client.getProperty(k));
+            }
+        }
+        return p;
+    }
+
+    /**
+     * SASL client settings: {@code security.protocol}, {@code sasl.mechanism} and the JAAS login of
+     * {@code user} (SCRAM-SHA-256/512 or PLAIN). The password ends up in the properties — and so in
+     * a job graph built with them: treat both as secrets (docs/threat-model.md).
+     */
+    public static Properties saslProperties(
+            String protocol, String mechanism, String user, String password) {
+        Properties p = new Properties();
+        p.put("security.protocol", protocol);
+        p.put("sasl.mechanism", mechanism);
+        p.put("sasl.jaas.config", jaasConfig(mechanism, user, password));
+        return p;
+    }
+
+    /** The JAAS login line of a SASL client. */
+    public static String jaasConfig(String mechanism, String user, String password) {
+        String module =
+                mechanism.equals("PLAIN")
+                        ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                        : "org.apache.kafka.common.security.scram.ScramLoginModule";
+        return module
+                + " required username="
+                + jaasQuote(user)
+                + " password="
+                + jaasQuote(password)
+                + ";";
+    }
+
+    /** A JAAS option value in double quotes (backslash and quote escaped). */
+    public static String jaasQuote(String s) {
+        return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
+
+    /** Client properties: bootstrap servers plus the security subset of {@code client}. */
+    public static Properties clientProperties(String bootstrap, Properties client) {
+        Properties p = security(client);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return p;
+    }
+
     /** Creates the topics that do not exist yet (KafkaSource fails on unknown topics). */
     public static void createTopics(String bootstrap, List<String> topics, int partitions) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(p)) {
+        createTopics(clientProperties(bootstrap, new Properties()), topics, partitions, Map.of());
+    }
+
+    /**
+     * Creates the topics that do not exist yet; {@code configs} holds per-topic settings (e.g.
+     * {@code cleanup.policy=compact} for the budget ledger). Existing topics are kept as they are.
+     */
+    public static void createTopics(
+            Properties client,
+            List<String> topics,
+            int partitions,
+            Map<String, Map<String, String>> configs) {
+        try (Admin admin = Admin.create(client)) {
             Set<String> existing = admin.listTopics().names().get();
             List<NewTopic> missing = new ArrayList<>();
             for (String t : topics) {
                 if (!existing.contains(t) && missing.stream().noneMatch(m -> m.name().equals(t))) {
-                    missing.add(new NewTopic(t, partitions, (short) 1));
+                    missing.add(
+                            new NewTopic(t, partitions, (short) 1)
+                                    .configs(configs.getOrDefault(t, Map.of())));
                 }
             }
             if (!missing.isEmpty()) {

@@ -1,8 +1,11 @@
 package org.hotpate.model;
 
 /**
- * A privacy ledger entry (schemas/ledger_event.avsc). {@code kind}: CHARGE, REFUSED or
- * TEACHER_RETIRED; {@code teacherId} is -1 unless TEACHER_RETIRED.
+ * A privacy ledger entry (schemas/ledger_event.avsc) on the operator-only {@code ledger} topic.
+ * {@code kind}: CHARGE, REFUSED, ABANDONED (a step closed below the quorum: not aggregated, not
+ * charged) or TEACHER_RETIRED; {@code teacherId} is -1 unless TEACHER_RETIRED; {@code votesCast} is
+ * the number of teachers that answered the step (-1 when not applicable); {@code
+ * datasetEpsilonAfter} is the dataset's ε over all runs after the entry (NaN when not applicable).
  */
 public record LedgerEntry(
         String runId,
@@ -16,4 +19,43 @@ public record LedgerEntry(
         double delta,
         long releases,
         long teacherId,
-        long atMs) {}
+        long atMs,
+        int votesCast,
+        double datasetEpsilonAfter) {
+
+    public static final String CHARGE = "CHARGE";
+    public static final String REFUSED = "REFUSED";
+    public static final String ABANDONED = "ABANDONED";
+    public static final String TEACHER_RETIRED = "TEACHER_RETIRED";
+
+    /** An entry without votes cast or dataset ε. */
+    public LedgerEntry(
+            String runId,
+            String kind,
+            long sequenceId,
+            int step,
+            int attempt,
+            String mechanism,
+            String privacyEvent,
+            double epsilonAfter,
+            double delta,
+            long releases,
+            long teacherId,
+            long atMs) {
+        this(
+                runId,
+                kind,
+                sequenceId,
+                step,
+                attempt,
+                mechanism,
+                privacyEvent,
+                epsilonAfter,
+                delta,
+                releases,
+                teacherId,
+                atMs,
+                -1,
+                Double.NaN);
+    }
+}

@@ -1,8 +1,9 @@
 package org.hotpate.model;
 
 /**
- * A dead letter (schemas/rejected_record.avsc). {@code teacherId} is -1 and {@code runId} null when
- * unknown; {@code value} holds the raw bytes of records that could not be decoded.
+ * A dead letter (schemas/rejected_record.avsc) on the operator-only {@code rejected} topic. {@code
+ * teacherId} is -1 and {@code runId} null when unknown; {@code value} holds the raw bytes of
+ * records that could not be decoded.
  */
 public record Rejected(
         String topic,
@@ -24,6 +25,18 @@ public record Rejected(
     public static final String DUPLICATE_VOTE = "DUPLICATE_VOTE";
     public static final String RANDOMNESS_VERSION = "RANDOMNESS_VERSION";
     public static final String LATE_VOTE = "LATE_VOTE";
+
+    /**
+     * A step on the steps topic that this run did not issue: wrong vocabulary size, randomness
+     * version or ensemble, a public seed other than the one the run derives for its
+     * run/sequence/position/attempt, or a position out of range. It never opens.
+     */
+    public static final String INVALID_STEP = "INVALID_STEP";
+
+    /**
+     * A second candidate for a step key the run already released (never published, never charged).
+     */
+    public static final String DUPLICATE_RELEASE = "DUPLICATE_RELEASE";
 
     /** A rejection of a decoded distribution. */
     public static Rejected of(String topic, String reason, String detail, Distribution d) {

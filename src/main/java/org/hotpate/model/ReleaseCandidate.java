@@ -6,7 +6,8 @@ package org.hotpate.model;
  * {@code worstCaseEventJson} is the mechanism's data-independent worst case: the accountant admits
  * the step on it (never on the realized event, whose cost reveals the outcome) and then charges
  * {@code privacyEventJson}. {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism
- * releases none.
+ * releases none. Internal to the job: {@code chargedTeachers}, {@code votesCast} and {@code
+ * closedAtMs} never reach a public output.
  */
 public record ReleaseCandidate(
         String runId,
@@ -21,4 +22,10 @@ public record ReleaseCandidate(
         long[] chargedTeachers,
         int votesCast,
         int teachers,
-        long closedAtMs) {}
+        long closedAtMs) {
+
+    /** The reducer key {@code run/sequence/step/attempt}. */
+    public String stepKey() {
+        return Keys.step(runId, sequenceId, step, attempt);
+    }
+}

@@ -1,8 +1,12 @@
 package org.hotpate.model;
 
 /**
- * The charged, released answer of one step (schemas/step_result.avsc). {@code token} is -1 unless
- * {@code outcome == TOKEN}; {@code noisyCount} is NaN when none was released.
+ * The charged, released answer of one step (schemas/step_result.avsc) — a public output, so it
+ * holds only released or public values: the outcome and token (or ⊥), the mechanism, the public
+ * part of its privacy event, the run's ε after it, the noisy count only where the mechanism itself
+ * releases one (NaN otherwise), and n. Votes cast, close times and charged teachers are
+ * data-dependent or liveness signals: they go to the operator-only ledger (DESIGN.md invariant 8).
+ * {@code token} is -1 unless {@code outcome == TOKEN}.
  */
 public record StepResult(
         String runId,
@@ -15,12 +19,14 @@ public record StepResult(
         String privacyEvent,
         double epsilonSpent,
         double noisyCount,
-        long[] chargedTeachers,
-        int votesCast,
-        int teachers,
-        long closedAtMs) {
+        int teachers) {
 
     public String sequenceKey() {
         return Keys.sequence(runId, sequenceId);
+    }
+
+    /** The reducer key {@code run/sequence/step/attempt} of the step this answers. */
+    public String stepKey() {
+        return Keys.step(runId, sequenceId, step, attempt);
     }
 }

@@ -2,6 +2,8 @@ package org.hotpate.stream;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.hotpate.io.KafkaIo;
@@ -34,10 +36,16 @@ public final class ClusterJob {
             throw new JobSpec.SpecException(
                     "flink.state-dir must be set for a cluster deployment (a checkpoint path every TaskManager can reach)");
         }
+        if (cfg.ledgerMode() != JobConfig.LedgerMode.KAFKA) {
+            throw new JobSpec.SpecException(
+                    "budget.ledger must be kafka for a cluster deployment (TaskManagers share no"
+                            + " local ledger directory)");
+        }
         String bootstrap = cfg.kafka().bootstrap();
+        Properties client = KafkaClients.job(cfg, bootstrap, KafkaClients.ENV);
         JobConfig.Topics t = cfg.kafka().topics();
         KafkaIo.createTopics(
-                bootstrap,
+                client,
                 List.of(
                         t.steps(),
                         t.distributions(),
@@ -45,7 +53,16 @@ public final class ClusterJob {
                         t.records(),
                         t.ledger(),
                         t.rejected()),
-                cfg.kafka().partitions());
+                cfg.kafka().partitions(),
+                Map.of());
+        // Earlier runs on the dataset (this run id left out: an upgrade re-runs main()); a fresh
+        // noise secret — on a restore the reducer's operator state keeps the original one.
+        RunContext run;
+        try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
+            Budgets.Prior prior = ledger.prior(runId);
+            ledger.requireRoom(prior);
+            run = RunContext.of(prior);
+        }
 
         Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir(), null);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -55,10 +72,14 @@ public final class ClusterJob {
                 env,
                 cfg,
                 runId,
-                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs),
-                KafkaIo.rawSource(bootstrap, t.distributions(), "hotpate-job-" + runId, startMs),
+                run,
+                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs, client),
+                KafkaIo.rawSource(
+                        bootstrap, t.distributions(), "hotpate-job-" + runId, startMs, client),
+                null,
                 KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()));
+                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),
+                java.util.function.UnaryOperator.identity());
         env.execute("hotpate " + runId);
     }
 }

@@ -1,13 +1,11 @@
 package org.hotpate.stream;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Mechanisms;
-import org.hotpate.core.privacy.PrivacyBudget;
-import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.noise.KeyedNoiseSource;
+import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
@@ -17,8 +15,9 @@ import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.vote.VoteHistogram;
 
 /**
- * The one place where the stream layer calls core: samplers, mechanisms, the ensemble budget filter
- * and per-teacher charging. Operators stay thin and never construct core objects themselves.
+ * The one place where the stream layer calls core: samplers, step seeds, mechanisms and their
+ * secret-keyed noise, and the per-teacher vote cap (the budget filters are in {@link Budgets}).
+ * Operators stay thin and never construct core objects themselves.
  */
 public final class CoreBindings {
     private CoreBindings() {}
@@ -26,9 +25,30 @@ public final class CoreBindings {
     /** The version of the public-randomness PRF every step carries. */
     public static final int RANDOMNESS_VERSION = SharedRandomness.VERSION;
 
-    /** The public step seed (SeedDerivation.stepSeed with the decimal sequence id). */
-    public static long stepSeed(long runSeed, long sequenceId, int step, int attempt) {
-        return SeedDerivation.stepSeed(runSeed, Long.toString(sequenceId), step, attempt);
+    /**
+     * The public step seed of a run's step: {@code SeedDerivation.stepSeed(runSeed,
+     * "<runId>/<sequenceId>", step, attempt)} (docs/shared-randomness.md §4). The run id makes a
+     * re-run of the same spec draw fresh shared randomness; the job re-derives this seed to refuse
+     * steps it did not issue.
+     */
+    public static long stepSeed(
+            long runSeed, String runId, long sequenceId, int step, int attempt) {
+        return SeedDerivation.stepSeed(runSeed, runId + "/" + sequenceId, step, attempt);
+    }
+
+    /**
+     * The secret-keyed noise of one step (core {@link KeyedNoiseSource}): a step re-closed after a
+     * failure draws the same noise and so releases the same answer.
+     */
+    public static UniformSource stepNoise(
+            byte[] secret, String runId, long sequenceId, int step, int attempt) {
+        return KeyedNoiseSource.forStep(secret, runId, sequenceId, step, attempt);
+    }
+
+    /** The configured mechanism drawing its DP noise from {@code noise}. */
+    public static AggregationMechanism mechanism(
+            JobConfig.Mechanism m, int vocabularySize, int teachers, UniformSource noise) {
+        return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers, noise);
     }
 
     /** A vote function for one operator instance (not thread-safe: it caches step tables). */
@@ -68,25 +88,10 @@ public final class CoreBindings {
     }
 
     /**
-     * The run's ensemble budget filter: a Rényi filter whose order is planned from the budget and
-     * the mechanism's worst-case event (public inputs; the same plan every time, and cached).
-     */
-    public static EnsembleBudgetFilter.Config budgetConfig(
-            JobConfig.Budget b, PrivacyEvent worstCase) {
-        return PLANS.computeIfAbsent(
-                List.of(b.epsilon(), b.delta(), worstCase),
-                k ->
-                        EnsembleBudgetFilter.Config.plan(
-                                new PrivacyBudget(b.epsilon(), b.delta()), worstCase));
-    }
-
-    private static final Map<List<Object>, EnsembleBudgetFilter.Config> PLANS =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
-     * Per-teacher charge of one token vote in a heterogeneous ensemble: Scheme B counts
-     * involvements (charge 1 each, limit K = budget.per-teacher). Charging every token vote, not
-     * only votes for the released token, over-approximates the involvements, which is safe.
+     * The unit of the per-teacher vote cap ({@code budget.per-teacher-votes}): every token vote a
+     * teacher casts counts 1 against its cap (core {@code ChargeLimit}). A vote cap only, not
+     * individual privacy accounting (Scheme A/B): it retires teachers on top of the ensemble
+     * guarantee and claims no per-teacher ε.
      */
     public static double perVoteCharge(JobConfig cfg) {
         return 1.0;

@@ -46,8 +46,11 @@ import org.hotpate.teachers.records.UserDirectory;
  * distributions ─decode─ keyBy(teacher) ─ VoteOperator ─ keyBy(step) ─┐
  *                 └────────────── keyBy(step) ───────────────────── StepReducer
  *   ─ keyBy(run) ─ RunAccountant ─ keyBy(sequence) ─ SequenceLoop ─▶ steps (the loop closes through Kafka)
- * results, records, ledger, rejected ─▶ one exactly-once Kafka sink
+ * results, records, ledger, rejected, budget-ledger ─▶ one exactly-once Kafka sink
  * </pre>
+ *
+ * The sequence loop also reads the decoded steps (its watchdog), and the accountant composes the
+ * run with the dataset's earlier runs ({@link RunContext}).
  */
 public final class HotPateJob {
     private HotPateJob() {}
@@ -64,7 +67,16 @@ public final class HotPateJob {
             Source<RawRecord, ?, ?> stepsSource,
             Source<RawRecord, ?, ?> distributionsSource,
             Sink<KafkaOut> sink) {
-        build(env, cfg, runId, stepsSource, distributionsSource, sink, UnaryOperator.identity());
+        build(
+                env,
+                cfg,
+                runId,
+                RunContext.fresh(cfg),
+                stepsSource,
+                distributionsSource,
+                null,
+                sink,
+                UnaryOperator.identity());
     }
 
     /**
@@ -79,7 +91,16 @@ public final class HotPateJob {
             Source<RawRecord, ?, ?> distributionsSource,
             Sink<KafkaOut> sink,
             UnaryOperator<DataStream<Vote>> voteTap) {
-        build(env, cfg, runId, stepsSource, distributionsSource, null, sink, voteTap);
+        build(
+                env,
+                cfg,
+                runId,
+                RunContext.fresh(cfg),
+                stepsSource,
+                distributionsSource,
+                null,
+                sink,
+                voteTap);
     }
 
     /**
@@ -88,11 +109,16 @@ public final class HotPateJob {
      */
     public record RecordsInput(Source<RawRecord, ?, ?> source, UserDirectory directory) {}
 
-    /** As above; with {@code records} non-null, teachers are built in the job from the records. */
+    /**
+     * The topology of a run whose driver drew its noise secret and composed its dataset's earlier
+     * runs ({@code run}); with {@code records} non-null, teachers are built in the job from the
+     * records.
+     */
     public static void build(
             StreamExecutionEnvironment env,
             JobConfig cfg,
             String runId,
+            RunContext run,
             Source<RawRecord, ?, ?> stepsSource,
             Source<RawRecord, ?, ?> distributionsSource,
             RecordsInput records,
@@ -102,11 +128,18 @@ public final class HotPateJob {
         long retention = retentionMs(cfg);
         StepFactory factory = StepFactory.of(cfg, runId);
         int n = cfg.ensemble().teachers();
+        JobConfig.Generation gen = cfg.generation();
 
         SingleOutputStreamOperator<GenerationStep> steps =
                 env.fromSource(stepsSource, WatermarkStrategy.noWatermarks(), "steps-source")
                         .uid("steps-source")
-                        .process(new DecodeSteps(runId))
+                        .process(
+                                new DecodeSteps(
+                                        new DecodeSteps.Settings(
+                                                factory,
+                                                gen.sequences(),
+                                                gen.maxSteps(),
+                                                gen.maxAttempts() * (gen.maxReissues() + 1))))
                         .uid("decode-steps")
                         .name("decode-steps");
         SingleOutputStreamOperator<Distribution> decodedDistributions =
@@ -130,7 +163,7 @@ public final class HotPateJob {
 
         BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
         double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
-        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacher() : 0;
+        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
         SingleOutputStreamOperator<Vote> votes =
                 distributions
                         .keyBy(Distribution::teacherId, Types.LONG)
@@ -160,25 +193,38 @@ public final class HotPateJob {
                                                 cfg.ensemble().effectiveVocabulary(),
                                                 cfg.generation().stepDeadlineMs(),
                                                 retention,
-                                                cfg.mechanism())))
+                                                cfg.mechanism(),
+                                                cfg.minTeachers(),
+                                                run.noiseSecret())))
                         .uid("reduce")
                         .name("reduce");
 
         SingleOutputStreamOperator<StepResult> results =
                 candidates
                         .keyBy(ReleaseCandidate::runId, Types.STRING)
-                        .process(new RunAccountant(cfg.budget()))
+                        .process(
+                                new RunAccountant(
+                                        new RunAccountant.Settings(
+                                                cfg.budget(),
+                                                run.prior(),
+                                                cfg.isPrivate(),
+                                                cfg.mechanism().name(),
+                                                cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL
+                                                        ? cfg.ledgerDir().toString()
+                                                        : null)))
                         .uid("accountant")
                         .name("accountant");
 
         SingleOutputStreamOperator<GenerationStep> next =
                 results.keyBy(StepResult::sequenceKey, Types.STRING)
+                        .connect(steps.keyBy(GenerationStep::sequenceKey, Types.STRING))
                         .process(
                                 new SequenceLoop(
                                         cfg.generation(),
                                         cfg.ensemble(),
                                         factory,
                                         retention,
+                                        cfg.watchdogMs(),
                                         SequenceText.of(cfg)))
                         .uid("sequence-loop")
                         .name("sequence-loop");
@@ -225,7 +271,9 @@ public final class HotPateJob {
                                         .uid("encode-records")
                                         .name("encode-records"),
                                 results.getSideOutput(Tags.LEDGER)
-                                        .union(votes.getSideOutput(Tags.LEDGER))
+                                        .union(
+                                                votes.getSideOutput(Tags.LEDGER),
+                                                candidates.getSideOutput(Tags.LEDGER))
                                         .map(
                                                 e ->
                                                         new KafkaOut(
@@ -240,7 +288,8 @@ public final class HotPateJob {
                                         .union(
                                                 decodedDistributions.getSideOutput(Tags.REJECTED),
                                                 votes.getSideOutput(Tags.REJECTED),
-                                                candidates.getSideOutput(Tags.REJECTED))
+                                                candidates.getSideOutput(Tags.REJECTED),
+                                                results.getSideOutput(Tags.REJECTED))
                                         .map(
                                                 r ->
                                                         new KafkaOut(
@@ -250,6 +299,21 @@ public final class HotPateJob {
                                         .returns(Types.POJO(KafkaOut.class))
                                         .uid("encode-rejected")
                                         .name("encode-rejected"));
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.KAFKA) {
+            // Same sink, same transaction as the releases the entry covers (write-ahead).
+            out =
+                    out.union(
+                            results.getSideOutput(Tags.BUDGET_LEDGER)
+                                    .map(
+                                            r ->
+                                                    new KafkaOut(
+                                                            topics.budgetLedger(),
+                                                            utf8(r.key()),
+                                                            AvroWire.encode(r)))
+                                    .returns(Types.POJO(KafkaOut.class))
+                                    .uid("encode-budget-ledger")
+                                    .name("encode-budget-ledger"));
+        }
         out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
     }
 

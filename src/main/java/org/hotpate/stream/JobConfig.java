@@ -8,6 +8,7 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.teachers.SimulatedTeachers;
 
 /**
@@ -58,10 +59,114 @@ public record JobConfig(
                 name.matches("[A-Za-z0-9._-]+"),
                 "name must match [A-Za-z0-9._-]+; got '" + name + "'");
         checkArgument(
-                budget.perTeacher() == 0 || ensemble.heterogeneous(),
-                "budget.per-teacher needs ensemble.kind: heterogeneous; got "
-                        + budget.perTeacher()
+                budget.perTeacherVotes() == 0 || ensemble.heterogeneous(),
+                "budget.per-teacher-votes needs ensemble.kind: heterogeneous; got "
+                        + budget.perTeacherVotes()
                         + " for a homogeneous ensemble");
+        checkNonPrivateMechanism(mechanism, budget);
+        checkArgument(
+                generation.minTeachers() <= ensemble.teachers(),
+                "generation.min-teachers must be <= ensemble.teachers ("
+                        + ensemble.teachers()
+                        + "); got "
+                        + generation.minTeachers());
+        checkArgument(
+                !budget.ledger().equals("local") || flink.embedded(),
+                "budget.ledger: local needs flink.mode: embedded (the accountant writes the ledger"
+                        + " files from the TaskManager); use budget.ledger: kafka on a cluster");
+        checkArgument(
+                !budget.ledger().equals("kafka") || !kafka.embedded(),
+                "budget.ledger: kafka needs kafka.mode: external (the embedded broker's log is"
+                        + " deleted when the run ends, so the ledger would not survive it)");
+    }
+
+    /**
+     * TARGMAX/TWS are not differentially private: they run only with {@code budget.epsilon: .inf},
+     * so no finite ε is ever printed for them (DESIGN.md: every ε hotpate prints is delivered).
+     */
+    private static void checkNonPrivateMechanism(Mechanism mechanism, Budget budget) {
+        boolean dp;
+        try {
+            dp = Mechanisms.isDifferentiallyPrivate(mechanism.name());
+        } catch (IllegalArgumentException unknownName) {
+            return; // reported with the mechanism's parameters when the spec is loaded
+        }
+        checkArgument(
+                dp || Double.isInfinite(budget.datasetEpsilon()),
+                "mechanism.name '"
+                        + mechanism.name()
+                        + "' is not differentially private and cannot run on a dataset with a"
+                        + " finite budget.dataset-epsilon (it would spend the dataset's whole"
+                        + " guarantee); got budget.dataset-epsilon "
+                        + budget.datasetEpsilon());
+        checkArgument(
+                dp || Double.isInfinite(budget.epsilon()),
+                "mechanism.name '"
+                        + mechanism.name()
+                        + "' is not differentially private: it runs only with budget.epsilon: .inf"
+                        + " (no privacy guarantee; the summary then says \"private\": false); got"
+                        + " budget.epsilon "
+                        + budget.epsilon());
+    }
+
+    /** Whether the run's releases are differentially private (false for targmax/tws). */
+    public boolean isPrivate() {
+        try {
+            return Mechanisms.isDifferentiallyPrivate(mechanism.name());
+        } catch (IllegalArgumentException unknownName) {
+            return false;
+        }
+    }
+
+    /**
+     * The dataset whose durable budget this run spends: {@code budget.dataset}, else derived from
+     * the teachers' data source — for a records run the topic the job reads its private records
+     * from ({@code records-<topic>}: every file produced into one topic shares one budget, which
+     * over-counts rather than under-counts), otherwise {@code ensemble.id}.
+     */
+    public String datasetId() {
+        if (!budget.dataset().isEmpty()) {
+            return budget.dataset();
+        }
+        return ensemble.source() == TeacherSource.RECORDS
+                ? "records-" + records.topic()
+                : ensemble.id();
+    }
+
+    /** Where the durable budget ledger lives. */
+    public enum LedgerMode {
+        LOCAL,
+        KAFKA
+    }
+
+    /** {@code budget.ledger}, defaulting to local with an embedded broker and kafka otherwise. */
+    public LedgerMode ledgerMode() {
+        if (budget.ledger().isEmpty()) {
+            return kafka.embedded() ? LedgerMode.LOCAL : LedgerMode.KAFKA;
+        }
+        return budget.ledger().equals("local") ? LedgerMode.LOCAL : LedgerMode.KAFKA;
+    }
+
+    /** {@code budget.ledger-dir} with a leading {@code ~} expanded to the user's home. */
+    public java.nio.file.Path ledgerDir() {
+        String d = budget.ledgerDir();
+        if (d.equals("~") || d.startsWith("~/")) {
+            d = System.getProperty("user.home") + d.substring(1);
+        }
+        return java.nio.file.Path.of(d).toAbsolutePath();
+    }
+
+    /** {@code generation.min-teachers}, default ceil(n/2). */
+    public int minTeachers() {
+        int n = ensemble.teachers();
+        return generation.minTeachers() > 0 ? generation.minTeachers() : (n + 1) / 2;
+    }
+
+    /** {@code generation.watchdog-ms}, default 2 × step deadline + 5 × checkpoint interval. */
+    public long watchdogMs() {
+        return generation.watchdogMs() > 0
+                ? generation.watchdogMs()
+                : 2 * generation.stepDeadlineMs() + 5 * flink.checkpointIntervalMs();
     }
 
     public enum TeacherSource {
@@ -164,17 +269,77 @@ public record JobConfig(
         }
     }
 
-    /** The ensemble budget (ε, δ) and the per-teacher budget (0 = no per-teacher charging). */
-    public record Budget(double epsilon, double delta, double perTeacher) implements Serializable {
+    /**
+     * The run's budget (ε, δ; ε = +∞ only for non-private references), the per-teacher vote cap (0
+     * = none), and the durable per-dataset budget: the dataset id ({@code ""} = derived, see {@link
+     * JobConfig#datasetId()}), its total ε over all runs (+∞ = no cap), where the ledger lives
+     * ({@code ""} = derived, see {@link JobConfig#ledgerMode()}) and its local directory. {@code
+     * perTeacherEpsilon}/{@code perTeacherDelta} are reserved for individual accounting (issue 11)
+     * and must be 0 until it is wired in.
+     */
+    public record Budget(
+            double epsilon,
+            double delta,
+            int perTeacherVotes,
+            String dataset,
+            double datasetEpsilon,
+            String ledger,
+            String ledgerDir,
+            double perTeacherEpsilon,
+            double perTeacherDelta)
+            implements Serializable {
         public Budget {
-            checkPositive("budget.epsilon", epsilon);
+            checkArgument(
+                    epsilon > 0,
+                    "budget.epsilon must be > 0 (or .inf, for a non-private run); got " + epsilon);
             checkOpenUnit("budget.delta", delta);
             checkArgument(
-                    perTeacher >= 0 && Double.isFinite(perTeacher),
-                    "budget.per-teacher must be >= 0 and finite; got " + perTeacher);
+                    perTeacherVotes >= 0,
+                    "budget.per-teacher-votes must be >= 0; got " + perTeacherVotes);
+            checkNotNull("budget.dataset", dataset);
+            checkArgument(
+                    dataset.isEmpty() || dataset.matches("[A-Za-z0-9._-]+"),
+                    "budget.dataset must match [A-Za-z0-9._-]+; got '" + dataset + "'");
+            checkArgument(
+                    datasetEpsilon > 0,
+                    "budget.dataset-epsilon must be > 0 (or .inf: no dataset cap); got "
+                            + datasetEpsilon);
+            checkArgument(
+                    ledger.isEmpty() || ledger.equals("local") || ledger.equals("kafka"),
+                    "budget.ledger must be one of local, kafka; got '" + ledger + "'");
+            checkArgument(!ledgerDir.isBlank(), "budget.ledger-dir must not be empty");
+            checkArgument(
+                    perTeacherEpsilon == 0,
+                    "budget.per-teacher-epsilon (individual accounting, Scheme A/B) is not wired"
+                            + " into the job yet; got "
+                            + perTeacherEpsilon
+                            + " (budget.per-teacher-votes caps each teacher's votes)");
+            checkArgument(
+                    perTeacherDelta == 0,
+                    "budget.per-teacher-delta is not wired into the job yet; got "
+                            + perTeacherDelta);
+        }
+
+        /** (ε, δ) with a per-teacher vote cap; no dataset cap, ledger where the mode puts it. */
+        public Budget(double epsilon, double delta, int perTeacherVotes) {
+            this(
+                    epsilon,
+                    delta,
+                    perTeacherVotes,
+                    "",
+                    Double.POSITIVE_INFINITY,
+                    "",
+                    "~/.hotpate/ledger",
+                    0,
+                    0);
         }
     }
 
+    /**
+     * Generation: sequences and their ⊥ policy; {@code minTeachers} (0 = ceil(n/2)), {@code
+     * watchdogMs} (0 = derived, see {@link JobConfig#watchdogMs()}) and {@code maxReissues} drive
+     * the quorum and the sequence watchdog.
+     */
     public record Generation(
             int sequences,
             int concurrency,
@@ -182,7 +347,10 @@ public record JobConfig(
             int stopToken,
             FailPolicy onFail,
             int maxAttempts,
-            long stepDeadlineMs)
+            long stepDeadlineMs,
+            int minTeachers,
+            long watchdogMs,
+            int maxReissues)
             implements Serializable {
         public Generation {
             checkPositive("generation.sequences", sequences);
@@ -191,25 +359,114 @@ public record JobConfig(
             checkArgument(stopToken >= -1, "generation.stop-token must be >= -1; got " + stopToken);
             checkPositive("generation.max-attempts", maxAttempts);
             checkPositive("generation.step-deadline-ms", stepDeadlineMs);
+            checkArgument(
+                    minTeachers >= 0, "generation.min-teachers must be >= 0; got " + minTeachers);
+            checkArgument(
+                    watchdogMs == 0 || watchdogMs > stepDeadlineMs,
+                    "generation.watchdog-ms must be 0 (derived) or > generation.step-deadline-ms ("
+                            + stepDeadlineMs
+                            + "); got "
+                            + watchdogMs);
+            checkArgument(
+                    maxReissues >= 0, "generation.max-reissues must be >= 0; got " + maxReissues);
+        }
+
+        /** Without quorum/watchdog settings: their defaults. */
+        public Generation(
+                int sequences,
+                int concurrency,
+                int maxSteps,
+                int stopToken,
+                FailPolicy onFail,
+                int maxAttempts,
+                long stepDeadlineMs) {
+            this(
+                    sequences,
+                    concurrency,
+                    maxSteps,
+                    stopToken,
+                    onFail,
+                    maxAttempts,
+                    stepDeadlineMs,
+                    0,
+                    0,
+                    5);
         }
     }
 
-    /** Topic names used by the job and the teacher workers. */
+    /**
+     * Topic names used by the job and the teacher workers. Public: results, records (and steps,
+     * distributions as inputs); operator-only: ledger, rejected, budgetLedger (threat model).
+     */
     public record Topics(
             String steps,
             String distributions,
             String results,
             String records,
             String ledger,
-            String rejected)
-            implements Serializable {}
+            String rejected,
+            String budgetLedger)
+            implements Serializable {
+
+        /** The six job topics with the default budget-ledger topic. */
+        public Topics(
+                String steps,
+                String distributions,
+                String results,
+                String records,
+                String ledger,
+                String rejected) {
+            this(steps, distributions, results, records, ledger, rejected, "hotpate.budget-ledger");
+        }
+    }
+
+    /**
+     * Kafka client security of the job, the driver and the teacher worker. Passwords are never in
+     * the spec: {@code passwordEnv}/{@code teacherPasswordEnv} name an environment variable (or a
+     * Java system property) that holds them.
+     */
+    public record Security(
+            String protocol,
+            String saslMechanism,
+            String username,
+            String passwordEnv,
+            String teacherUsername,
+            String teacherPasswordEnv)
+            implements Serializable {
+        public Security {
+            checkArgument(
+                    protocol.equals("PLAINTEXT")
+                            || protocol.equals("SASL_PLAINTEXT")
+                            || protocol.equals("SASL_SSL"),
+                    "kafka.security-protocol must be one of PLAINTEXT, SASL_PLAINTEXT, SASL_SSL; got "
+                            + protocol);
+            checkArgument(
+                    !protocol.startsWith("SASL_") || !username.isBlank(),
+                    "kafka.sasl.username must be set when kafka.security-protocol is " + protocol);
+        }
+
+        public static Security plaintext() {
+            return new Security(
+                    "PLAINTEXT",
+                    "SCRAM-SHA-512",
+                    "",
+                    "HOTPATE_KAFKA_PASSWORD",
+                    "",
+                    "HOTPATE_TEACHER_PASSWORD");
+        }
+
+        public boolean sasl() {
+            return protocol.startsWith("SASL_");
+        }
+    }
 
     public record Kafka(
             boolean embedded,
             String bootstrap,
             int partitions,
             Topics topics,
-            long transactionTimeoutMs)
+            long transactionTimeoutMs,
+            Security security)
             implements Serializable {
         public Kafka {
             checkArgument(
@@ -217,6 +474,23 @@ public record JobConfig(
                     "kafka.bootstrap must be set when kafka.mode is external");
             checkPositive("kafka.partitions", partitions);
             checkPositive("kafka.transaction-timeout-ms", transactionTimeoutMs);
+            checkNotNull("kafka security", security);
+        }
+
+        /** Without client security (PLAINTEXT). */
+        public Kafka(
+                boolean embedded,
+                String bootstrap,
+                int partitions,
+                Topics topics,
+                long transactionTimeoutMs) {
+            this(
+                    embedded,
+                    bootstrap,
+                    partitions,
+                    topics,
+                    transactionTimeoutMs,
+                    Security.plaintext());
         }
     }
 

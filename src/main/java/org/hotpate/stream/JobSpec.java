@@ -86,7 +86,7 @@ public final class JobSpec {
                             Key.choice(
                                     "ensemble.kind",
                                     "homogeneous",
-                                    "homogeneous: ensemble-level accounting only; heterogeneous: per-teacher charging too (budget.per-teacher).",
+                                    "homogeneous: ensemble-level accounting only; heterogeneous: a per-teacher vote cap may apply too (budget.per-teacher-votes).",
                                     "homogeneous",
                                     "heterogeneous"),
                             Key.choice(
@@ -160,17 +160,48 @@ public final class JobSpec {
                                     "budget.epsilon",
                                     Type.DOUBLE,
                                     8.0,
-                                    "Ensemble epsilon budget of the run; no release is made past it."),
+                                    "Ensemble epsilon budget of the run; no release is made past it. .inf = no budget: only for the non-private references targmax/tws (the summary then says \"private\": false, \"epsilon\": null); a non-private mechanism under a finite budget is refused."),
                             Key.of(
                                     "budget.delta",
                                     Type.DOUBLE,
                                     1e-6,
                                     "Target delta of the run, in (0,1)."),
                             Key.of(
-                                    "budget.per-teacher",
+                                    "budget.dataset",
+                                    Type.STRING,
+                                    "",
+                                    "Id of the private dataset the run reads; every run on it is composed in the durable budget ledger. Default: derived from the teachers' data source (today: ensemble.id)."),
+                            Key.of(
+                                    "budget.dataset-epsilon",
+                                    Type.DOUBLE,
+                                    Double.POSITIVE_INFINITY,
+                                    "Total epsilon (at budget.delta) of the dataset over all runs, this one included (RDP curves composed). A run starts only if the dataset can still fund its whole budget.epsilon (else exit 2 naming the dataset), and stops at whichever of budget.epsilon and this comes first. .inf = no dataset cap (runs are still recorded)."),
+                            Key.choice(
+                                    "budget.ledger",
+                                    "",
+                                    "Where the durable per-dataset budget ledger lives: local (files under budget.ledger-dir, written before the releases they cover are committed) or kafka (the compacted topic kafka.topics.budget-ledger, written in the same transaction as the releases). Default: local when kafka.mode is embedded, else kafka.",
+                                    "local",
+                                    "kafka"),
+                            Key.of(
+                                    "budget.ledger-dir",
+                                    Type.STRING,
+                                    "~/.hotpate/ledger",
+                                    "Directory of the local budget ledger (one JSON file per run under <dir>/<dataset>/runs/); ~ is the user's home."),
+                            Key.of(
+                                    "budget.per-teacher-votes",
+                                    Type.INT,
+                                    0,
+                                    "Heterogeneous ensembles: a cap on each teacher's token votes (0 = none); a teacher at its cap abstains for good. A vote cap, not individual privacy accounting: the run's guarantee is the ensemble one."),
+                            Key.of(
+                                    "budget.per-teacher-epsilon",
                                     Type.DOUBLE,
                                     0.0,
-                                    "Per-teacher budget for individual charging (heterogeneous); 0 = off. A spent teacher never votes again."),
+                                    "Reserved for individual (per-teacher) privacy accounting with Scheme A/B; not wired into the job yet, so a value other than 0 is refused."),
+                            Key.of(
+                                    "budget.per-teacher-delta",
+                                    Type.DOUBLE,
+                                    0.0,
+                                    "Reserved with budget.per-teacher-epsilon (0 = budget.delta); not wired into the job yet, so a value other than 0 is refused."),
                             Key.of(
                                     "generation.sequences",
                                     Type.INT,
@@ -208,6 +239,21 @@ public final class JobSpec {
                                     Type.LONG,
                                     5000L,
                                     "A step closes this long after the reducer first sees it; missing teachers abstain."),
+                            Key.of(
+                                    "generation.min-teachers",
+                                    Type.INT,
+                                    0,
+                                    "Quorum: a step closed with fewer answering teachers is abandoned, not aggregated (no release, no charge) and re-issued by the watchdog. 0 = ceil(n/2). Liveness is treated as public."),
+                            Key.of(
+                                    "generation.watchdog-ms",
+                                    Type.LONG,
+                                    0L,
+                                    "The sequence loop re-issues a position as a new attempt when no result for the issued step arrived this long after it was issued. 0 = 2 x step-deadline-ms + 5 x flink.checkpoint-interval-ms."),
+                            Key.of(
+                                    "generation.max-reissues",
+                                    Type.INT,
+                                    5,
+                                    "Consecutive watchdog re-issues of a sequence before it finishes as NO_QUORUM."),
                             Key.choice(
                                     "kafka.mode",
                                     "embedded",
@@ -258,7 +304,46 @@ public final class JobSpec {
                                     "kafka.topics.rejected",
                                     Type.STRING,
                                     "hotpate.rejected",
-                                    "Topic of dead letters."),
+                                    "Topic of dead letters (operator-only)."),
+                            Key.of(
+                                    "kafka.topics.budget-ledger",
+                                    Type.STRING,
+                                    "hotpate.budget-ledger",
+                                    "Compacted topic of the durable per-dataset budget ledger (budget.ledger: kafka; operator-only), key <dataset>/run/<run id>."),
+                            Key.choice(
+                                    "kafka.security-protocol",
+                                    "PLAINTEXT",
+                                    "Client security protocol of the job, the driver and ./hotpate teachers. With kafka.mode embedded, SASL_PLAINTEXT starts the broker with SCRAM-SHA-512 and ACLs (docs/threat-model.md).",
+                                    "PLAINTEXT",
+                                    "SASL_PLAINTEXT",
+                                    "SASL_SSL"),
+                            Key.choice(
+                                    "kafka.sasl.mechanism",
+                                    "SCRAM-SHA-512",
+                                    "SASL mechanism of the clients.",
+                                    "SCRAM-SHA-512",
+                                    "SCRAM-SHA-256",
+                                    "PLAIN"),
+                            Key.of(
+                                    "kafka.sasl.username",
+                                    Type.STRING,
+                                    "",
+                                    "Principal of the job and the driver (the only writer of steps, results, records, ledger, rejected, budget-ledger)."),
+                            Key.of(
+                                    "kafka.sasl.password-env",
+                                    Type.STRING,
+                                    "HOTPATE_KAFKA_PASSWORD",
+                                    "Environment variable (or Java system property) holding kafka.sasl.username's password; never written to a spec."),
+                            Key.of(
+                                    "kafka.sasl.teacher-username",
+                                    Type.STRING,
+                                    "",
+                                    "Principal of the teacher worker (./hotpate teachers and the built-in worker): reads steps, writes distributions."),
+                            Key.of(
+                                    "kafka.sasl.teacher-password-env",
+                                    Type.STRING,
+                                    "HOTPATE_TEACHER_PASSWORD",
+                                    "Environment variable (or Java system property) holding the teacher principal's password."),
                             Key.choice(
                                     "flink.mode",
                                     "embedded",
@@ -321,7 +406,7 @@ public final class JobSpec {
     public static JobConfig parse(String yaml, String defaultName) {
         JsonNode root;
         try {
-            root = YAML.readTree(yaml);
+            root = YAML.readTree(quoteInfinity(yaml));
         } catch (JsonProcessingException e) {
             throw new SpecException("job spec is not valid YAML: " + e.getOriginalMessage());
         }
@@ -360,7 +445,13 @@ public final class JobSpec {
                             new JobConfig.Budget(
                                     v.d("budget.epsilon"),
                                     v.d("budget.delta"),
-                                    v.d("budget.per-teacher")),
+                                    v.i("budget.per-teacher-votes"),
+                                    v.str("budget.dataset"),
+                                    v.d("budget.dataset-epsilon"),
+                                    v.str("budget.ledger"),
+                                    v.str("budget.ledger-dir"),
+                                    v.d("budget.per-teacher-epsilon"),
+                                    v.d("budget.per-teacher-delta")),
                             new JobConfig.Generation(
                                     v.i("generation.sequences"),
                                     v.i("generation.concurrency"),
@@ -369,19 +460,30 @@ public final class JobSpec {
                                     JobConfig.FailPolicy.valueOf(
                                             enumName(v.str("generation.on-fail"))),
                                     v.i("generation.max-attempts"),
-                                    v.l("generation.step-deadline-ms")),
+                                    v.l("generation.step-deadline-ms"),
+                                    v.i("generation.min-teachers"),
+                                    v.l("generation.watchdog-ms"),
+                                    v.i("generation.max-reissues")),
                             new JobConfig.Kafka(
                                     v.str("kafka.mode").equals("embedded"),
                                     v.str("kafka.bootstrap"),
                                     v.i("kafka.partitions"),
                                     new JobConfig.Topics(
                                             v.str("kafka.topics.steps"),
-                                                    v.str("kafka.topics.distributions"),
+                                            v.str("kafka.topics.distributions"),
                                             v.str("kafka.topics.results"),
-                                                    v.str("kafka.topics.records"),
+                                            v.str("kafka.topics.records"),
                                             v.str("kafka.topics.ledger"),
-                                                    v.str("kafka.topics.rejected")),
-                                    v.l("kafka.transaction-timeout-ms")),
+                                            v.str("kafka.topics.rejected"),
+                                            v.str("kafka.topics.budget-ledger")),
+                                    v.l("kafka.transaction-timeout-ms"),
+                                    new JobConfig.Security(
+                                            v.str("kafka.security-protocol"),
+                                            v.str("kafka.sasl.mechanism"),
+                                            v.str("kafka.sasl.username"),
+                                            v.str("kafka.sasl.password-env"),
+                                            v.str("kafka.sasl.teacher-username"),
+                                            v.str("kafka.sasl.teacher-password-env"))),
                             new JobConfig.Flink(
                                     v.str("flink.mode").equals("embedded"),
                                     v.str("flink.host"),
@@ -395,6 +497,31 @@ public final class JobSpec {
         } catch (IllegalArgumentException e) {
             throw new SpecException(e.getMessage());
         }
+    }
+
+    /** Keys that accept YAML's {@code .inf} (no limit). */
+    private static final java.util.Set<String> INFINITY_KEYS =
+            java.util.Set.of("budget.epsilon", "budget.dataset-epsilon");
+
+    /** Keys that were renamed: reading one stops the run with this message. */
+    private static final Map<String, String> RENAMED =
+            Map.of(
+                    "budget.per-teacher",
+                    "budget.per-teacher was a cap on each teacher's token votes and is now"
+                            + " budget.per-teacher-votes; individual (per-teacher) privacy accounting"
+                            + " will be budget.per-teacher-epsilon (with budget.per-teacher-delta)");
+
+    /**
+     * Jackson's YAML parser cannot read the YAML float {@code .inf}; an unquoted {@code .inf}
+     * scalar is quoted here and read back as +∞ by the keys in {@link #INFINITY_KEYS}.
+     */
+    private static final java.util.regex.Pattern UNQUOTED_INF =
+            java.util.regex.Pattern.compile(
+                    "([:\\[,]\\s*)\\+?\\.(?:inf|Inf|INF)(?=\\s*(?:[,}\\]#]|$))",
+                    java.util.regex.Pattern.MULTILINE);
+
+    static String quoteInfinity(String yaml) {
+        return UNQUOTED_INF.matcher(yaml).replaceAll("$1\".inf\"");
     }
 
     /** The key list as help text (one block per key). */
@@ -421,6 +548,9 @@ public final class JobSpec {
         if (dflt instanceof String s && s.isEmpty()) {
             return "\"\"";
         }
+        if (dflt instanceof Double d && d.isInfinite()) {
+            return ".inf";
+        }
         return String.valueOf(dflt);
     }
 
@@ -435,6 +565,9 @@ public final class JobSpec {
             String path = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
             JsonNode value = e.getValue();
             Key key = BY_PATH.get(path);
+            if (RENAMED.containsKey(path)) {
+                throw new SpecException(RENAMED.get(path));
+            }
             if (key != null) {
                 out.put(path, value);
             } else if (value.isObject() && isSection(path)) {
@@ -550,7 +683,17 @@ public final class JobSpec {
             if (n.isNumber()) {
                 return n.doubleValue();
             }
-            throw new SpecException(path + " must be a number; got " + n);
+            if (INFINITY_KEYS.contains(path)
+                    && n.isTextual()
+                    && n.asText().toLowerCase(Locale.ROOT).matches("\\+?\\.?inf(inity)?")) {
+                return Double.POSITIVE_INFINITY;
+            }
+            throw new SpecException(
+                    path
+                            + " must be a number"
+                            + (INFINITY_KEYS.contains(path) ? " or .inf" : "")
+                            + "; got "
+                            + n);
         }
 
         Map<String, Double> map(String path) {

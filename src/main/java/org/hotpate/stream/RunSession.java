@@ -29,7 +29,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,6 +38,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.io.KafkaAcls;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
@@ -50,11 +50,13 @@ import org.hotpate.teachers.TeacherAnswers;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
- * starts Kafka when embedded, creates the topics, starts the built-in teacher worker, submits the
- * job (MiniCluster or remote cluster), follows {@code results}/{@code records}/{@code
- * ledger}/{@code rejected} as a read_committed consumer (progress bar), and when every sequence is
- * accounted for cancels the job and writes {@code summary.json}, {@code records.jsonl} and {@code
- * ledger.jsonl}.
+ * reads the dataset's durable budget ledger (and refuses to start when nothing is left), starts
+ * Kafka when embedded (with SASL/SCRAM and ACLs when the spec asks for it), creates the topics,
+ * starts the built-in teacher worker, draws the run's noise secret, submits the job (MiniCluster or
+ * remote cluster), follows {@code results}/{@code records}/{@code ledger}/{@code rejected} as a
+ * read_committed consumer (progress bar), and when every sequence is accounted for cancels the job
+ * and writes the public {@code summary.json} and {@code records.jsonl} and the operator-only {@code
+ * operator.json} and {@code ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,6 +67,10 @@ public final class RunSession implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrap;
     private final long startMs;
+    private final Properties client; // the job principal's Kafka client settings
+    private final UnaryOperator<String> secrets;
+    private DatasetLedger datasetLedger;
+    private Budgets.Prior prior;
     private TeacherWorker worker;
     private Thread workerThread;
     private JobClient job;
@@ -86,13 +92,16 @@ public final class RunSession implements AutoCloseable {
             RecordsLoader.Batch batch,
             String runId,
             EmbeddedKafka kafka,
-            String bootstrap) {
+            String bootstrap,
+            UnaryOperator<String> secrets) {
         this.cfg = cfg;
         this.batch = batch;
         this.runId = runId;
         this.kafka = kafka;
         this.bootstrap = bootstrap;
         this.startMs = System.currentTimeMillis();
+        this.secrets = secrets;
+        this.client = KafkaClients.job(cfg, bootstrap, secrets);
     }
 
     /** A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<4 hex>}. */
@@ -119,44 +128,121 @@ public final class RunSession implements AutoCloseable {
     public static RunSession start(
             JobConfig cfg, String bootstrapOverride, UnaryOperator<DataStream<Vote>> voteTap)
             throws Exception {
+        return start(cfg, bootstrapOverride, voteTap, KafkaClients.ENV);
+    }
+
+    /**
+     * As above; {@code secrets} resolves the password variables named by {@code kafka.sasl.*}
+     * (default {@link KafkaClients#ENV}: environment, then system properties). Throws {@link
+     * DatasetLedger.NoBudgetLeftException} before the job starts when the dataset has no budget
+     * left.
+     */
+    public static RunSession start(
+            JobConfig cfg,
+            String bootstrapOverride,
+            UnaryOperator<DataStream<Vote>> voteTap,
+            UnaryOperator<String> secrets)
+            throws Exception {
         String runId = newRunId(cfg);
-        EmbeddedKafka kafka = null;
-        String bootstrap = bootstrapOverride;
-        if (bootstrap == null) {
-            if (cfg.kafka().embedded()) {
-                kafka = EmbeddedKafka.start();
-                bootstrap = kafka.bootstrapServers();
-            } else {
-                bootstrap = cfg.kafka().bootstrap();
+        DatasetLedger local = null;
+        Budgets.Prior localPrior = null;
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            // Before anything starts: a run with no room left exits here.
+            local = DatasetLedger.open(cfg, null);
+            try {
+                localPrior = local.prior(runId);
+                local.requireRoom(localPrior);
+            } catch (RuntimeException e) {
+                local.close();
+                throw e;
             }
         }
-        RecordsLoader.Batch batch = null;
-        if (cfg.ensemble().fromRecords()) {
-            try {
+        EmbeddedKafka kafka = null;
+        String bootstrap = bootstrapOverride;
+        UnaryOperator<String> resolved = secrets;
+        RunSession s = null;
+        try {
+            if (bootstrap == null) {
+                if (cfg.kafka().embedded()) {
+                    JobConfig.Security sec = cfg.kafka().security();
+                    if (sec.sasl()) {
+                        kafka = EmbeddedKafka.startSecured();
+                        resolved = embeddedPrincipals(cfg, kafka, secrets);
+                    } else {
+                        kafka = EmbeddedKafka.start();
+                    }
+                    bootstrap = kafka.bootstrapServers();
+                } else {
+                    bootstrap = cfg.kafka().bootstrap();
+                }
+            }
+            RecordsLoader.Batch batch = null;
+            if (cfg.ensemble().fromRecords()) {
                 // n (the number of teachers) is known only once the batch has been read.
                 batch = RecordsLoader.prepare(cfg, bootstrap, runId, null);
-            } catch (Exception e) {
+                cfg = cfg.withTeachers(batch.directory().teachers());
+            }
+            s = new RunSession(cfg, batch, runId, kafka, bootstrap, resolved);
+            s.datasetLedger = local;
+            s.prior = localPrior;
+            s.launch(voteTap);
+        } catch (Exception | Error e) {
+            if (s != null) {
+                s.close();
+            } else {
                 if (kafka != null) {
                     kafka.close();
                 }
-                throw e;
+                if (local != null) {
+                    local.close();
+                }
             }
-            cfg = cfg.withTeachers(batch.directory().teachers());
-        }
-        RunSession s = new RunSession(cfg, batch, runId, kafka, bootstrap);
-        try {
-            s.launch(voteTap);
-        } catch (Exception e) {
-            s.close();
             throw e;
         }
         return s;
     }
 
+    /**
+     * On an embedded SASL broker: the spec's job and teacher principals as SCRAM users (passwords
+     * from {@code secrets}, or fresh random ones that never leave this process) and the ACL layout
+     * of {@link KafkaAcls}.
+     */
+    private static UnaryOperator<String> embeddedPrincipals(
+            JobConfig cfg, EmbeddedKafka kafka, UnaryOperator<String> secrets) {
+        JobConfig.Security sec = cfg.kafka().security();
+        Map<String, String> generated = new HashMap<>();
+        UnaryOperator<String> resolved =
+                name -> {
+                    String v = secrets.apply(name);
+                    return v != null ? v : generated.get(name);
+                };
+        String teacher =
+                sec.teacherUsername().isBlank() ? "hotpate-teachers" : sec.teacherUsername();
+        for (String[] user :
+                new String[][] {
+                    {sec.username(), sec.passwordEnv()}, {teacher, sec.teacherPasswordEnv()}
+                }) {
+            if (secrets.apply(user[1]) == null) {
+                byte[] b = new byte[18];
+                new java.security.SecureRandom().nextBytes(b);
+                generated.put(user[1], java.util.HexFormat.of().formatHex(b));
+            }
+            kafka.createScramUser(user[0], resolved.apply(user[1]));
+        }
+        KafkaAcls.grant(
+                kafka.adminProperties(), KafkaClients.aclTopics(cfg), sec.username(), teacher);
+        return resolved;
+    }
+
     private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {
         JobConfig.Topics t = cfg.kafka().topics();
+        if (datasetLedger == null) {
+            datasetLedger = DatasetLedger.open(cfg, client);
+            prior = datasetLedger.prior(runId);
+            datasetLedger.requireRoom(prior);
+        }
         KafkaIo.createTopics(
-                bootstrap,
+                client,
                 List.of(
                         t.steps(),
                         t.distributions(),
@@ -164,13 +250,15 @@ public final class RunSession implements AutoCloseable {
                         t.records(),
                         t.ledger(),
                         t.rejected()),
-                cfg.kafka().partitions());
+                cfg.kafka().partitions(),
+                Map.of());
         distributionsAtStart = endOffsets(t.distributions());
         if (cfg.ensemble().source() == JobConfig.TeacherSource.PLANET_Z
                 || cfg.ensemble().source() == JobConfig.TeacherSource.ALPHA_MIXTURE) {
             worker =
                     new TeacherWorker(
-                            workerSettings(cfg, bootstrap, runId, 0, cfg.ensemble().teachers()),
+                            workerSettings(
+                                    cfg, bootstrap, runId, 0, cfg.ensemble().teachers(), secrets),
                             answers(cfg, cfg.ensemble()));
             workerThread = new Thread(worker, "teacher-worker");
             workerThread.setDaemon(true);
@@ -181,9 +269,15 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000),
+                RunContext.of(prior),
                 KafkaIo.rawSource(
-                        bootstrap, t.distributions(), "hotpate-job-" + runId, startMs - 1000),
+                        bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000, client),
+                KafkaIo.rawSource(
+                        bootstrap,
+                        t.distributions(),
+                        "hotpate-job-" + runId,
+                        startMs - 1000,
+                        client),
                 batch == null
                         ? null
                         : new HotPateJob.RecordsInput(
@@ -195,18 +289,44 @@ public final class RunSession implements AutoCloseable {
                                         batch.sourceId()),
                                 batch.directory()),
                 KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()),
+                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),
                 voteTap);
         submittedMs = System.currentTimeMillis();
         job = env.executeAsync("hotpate " + runId);
     }
 
-    /** The teacher-worker settings a spec implies (also used by ./hotpate teachers). */
+    /** The teacher-worker settings a spec implies, without client security (tests). */
     public static TeacherWorker.Settings workerSettings(
             JobConfig cfg, String bootstrap, String runId, int from, int to) {
         JobConfig.Topics t = cfg.kafka().topics();
         return new TeacherWorker.Settings(
                 bootstrap, t.steps(), t.distributions(), cfg.ensemble().id(), runId, from, to);
+    }
+
+    /**
+     * The teacher-worker settings a spec implies, as the teacher principal (also used by ./hotpate
+     * teachers).
+     */
+    public static TeacherWorker.Settings workerSettings(
+            JobConfig cfg,
+            String bootstrap,
+            String runId,
+            int from,
+            int to,
+            UnaryOperator<String> secrets) {
+        JobConfig.Topics t = cfg.kafka().topics();
+        Map<String, String> client = new HashMap<>();
+        KafkaClients.teacher(cfg, bootstrap, secrets)
+                .forEach((k, v) -> client.put(k.toString(), v.toString()));
+        return new TeacherWorker.Settings(
+                bootstrap,
+                t.steps(),
+                t.distributions(),
+                cfg.ensemble().id(),
+                runId,
+                from,
+                to,
+                client);
     }
 
     /** How the simulated teachers of {@code ensemble} answer, in the spec's payload form. */
@@ -325,7 +445,7 @@ public final class RunSession implements AutoCloseable {
         long deadline = System.currentTimeMillis() + timeout.toMillis();
         JobConfig.Topics t = cfg.kafka().topics();
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(
                 ConsumerConfig.GROUP_ID_CONFIG,
@@ -427,15 +547,16 @@ public final class RunSession implements AutoCloseable {
         double failRate = results.isEmpty() ? 0 : fails / (double) results.size();
         double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
         return String.format(
-                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | ε %.3f/%.3f | %.1f tok/s ",
+                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s ",
                 "#".repeat(bar),
                 ".".repeat(width - bar),
                 done,
                 n,
                 tokens,
                 100 * failRate,
-                epsilon(),
-                cfg.budget().epsilon(),
+                cfg.isPrivate()
+                        ? String.format("ε %.3f/%.3f", epsilon(), cfg.budget().epsilon())
+                        : "NOT PRIVATE",
                 tokens / secs);
     }
 
@@ -475,7 +596,11 @@ public final class RunSession implements AutoCloseable {
         return List.copyOf(rejected);
     }
 
-    /** Stops the job and writes the outputs; returns the summary. */
+    /**
+     * Stops the job and writes the outputs: the public {@code summary.json} and {@code
+     * records.jsonl} (released or public values only) and the operator-only {@code operator.json}
+     * and {@code ledger.jsonl}. Returns the public summary.
+     */
     public ObjectNode finish() throws Exception {
         double secs = (System.currentTimeMillis() - startMs) / 1000.0;
         long distributions =
@@ -483,9 +608,14 @@ public final class RunSession implements AutoCloseable {
         cancelJob();
         Path out = outputDir();
         Files.createDirectories(out);
-        ObjectNode summary = summary(secs, distributions);
+        double datasetEpsilon = datasetEpsilon(); // this run's curve included
+        ObjectNode summary = summary(secs, datasetEpsilon);
         JSON.writerWithDefaultPrettyPrinter()
                 .writeValue(out.resolve("summary.json").toFile(), summary);
+        JSON.writerWithDefaultPrettyPrinter()
+                .writeValue(
+                        out.resolve("operator.json").toFile(),
+                        operatorSummary(secs, distributions));
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("records.jsonl"))) {
             for (SyntheticRecord r : records()) {
                 ObjectNode o = JSON.createObjectNode();
@@ -523,9 +653,13 @@ public final class RunSession implements AutoCloseable {
                 if (!e.privacyEvent().isEmpty()) {
                     o.set("event", JSON.readTree(e.privacyEvent()));
                 }
-                o.put("epsilon", e.epsilonAfter());
-                o.put("delta", e.delta());
+                putNumber(o, "epsilon", e.epsilonAfter());
+                putNumber(o, "delta", e.delta());
                 o.put("releases", e.releases());
+                if (e.votesCast() >= 0) {
+                    o.put("votesCast", e.votesCast());
+                }
+                putNumber(o, "datasetEpsilon", e.datasetEpsilonAfter());
                 o.put("atMs", e.atMs());
                 w.write(JSON.writeValueAsString(o));
                 w.newLine();
@@ -534,19 +668,62 @@ public final class RunSession implements AutoCloseable {
         return summary;
     }
 
-    private synchronized ObjectNode summary(double secs, long distributions) {
+    /**
+     * The dataset's ε over every run in the durable ledger, read again now that the job is stopped;
+     * if the ledger cannot be read, the last value the accountant reported (earlier runs plus this
+     * one, from the operator-only ledger entries).
+     */
+    private double datasetEpsilon() {
+        try {
+            return datasetLedger.datasetEpsilon();
+        } catch (RuntimeException e) {
+            double fromEntries =
+                    ledger().stream()
+                            .filter(x -> x.kind().equals("CHARGE"))
+                            .mapToDouble(LedgerEntry::datasetEpsilonAfter)
+                            .max()
+                            .orElse(Budgets.epsilon(prior, cfg.budget().delta()));
+            System.err.println(
+                    "hotpate run: could not re-read the budget ledger ("
+                            + e.getMessage()
+                            + "); dataset_epsilon from the run's ledger entries");
+            return fromEntries;
+        }
+    }
+
+    /** A finite number, or null (∞: no guarantee; NaN: not applicable). */
+    private static void putNumber(ObjectNode o, String key, double v) {
+        if (Double.isFinite(v)) {
+            o.put(key, v);
+        } else {
+            o.putNull(key);
+        }
+    }
+
+    /**
+     * The public summary: only released or public values (DESIGN.md invariant 8) — counts of
+     * released tokens and ⊥, ε spent (data-independent), the budgets, n, the dataset and its ε over
+     * all runs. Nothing about votes, retired teachers, rejected input or distributions received:
+     * those are in {@link #operatorSummary}.
+     */
+    private synchronized ObjectNode summary(double secs, double datasetEpsilon) {
+        boolean isPrivate = cfg.isPrivate();
         ObjectNode s = JSON.createObjectNode();
         s.put("runId", runId);
+        s.put("private", isPrivate);
         s.put("sequences", records.size());
         s.put("sequencesRequested", cfg.generation().sequences());
         s.put("tokens", records.values().stream().mapToLong(r -> r.tokens().length).sum());
         s.put("privateTokens", tokens());
         s.put("fails", fails());
         s.put("fallbacks", records.values().stream().mapToLong(SyntheticRecord::fallbacks).sum());
-        s.put("epsilon", epsilon());
+        putNumber(s, "epsilon", isPrivate ? epsilon() : Double.POSITIVE_INFINITY);
         s.put("delta", cfg.budget().delta());
-        s.put("budgetEpsilon", cfg.budget().epsilon());
+        putNumber(s, "budgetEpsilon", cfg.budget().epsilon());
         s.put("budgetExhausted", ledger.stream().anyMatch(e -> e.kind().equals("REFUSED")));
+        s.put("dataset", cfg.datasetId());
+        putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
+        putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
         s.put("mechanism", cfg.mechanism().name());
         s.put("sampler", cfg.sampler().name());
         s.put("teachers", cfg.ensemble().teachers());
@@ -555,22 +732,47 @@ public final class RunSession implements AutoCloseable {
         }
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
         s.put("releases", ledger.stream().filter(e -> e.kind().equals("CHARGE")).count());
+        s.put("elapsedSeconds", round(secs));
         s.put(
-                "retiredTeachers",
-                ledger.stream().filter(e -> e.kind().equals("TEACHER_RETIRED")).count());
+                "tokensPerSecond",
+                round(records.values().stream().mapToLong(r -> r.tokens().length).sum() / secs));
+        Map<String, Integer> reasons = new HashMap<>();
+        records.values().forEach(r -> reasons.merge(r.finishReason(), 1, Integer::sum));
+        s.set("finishReasons", JSON.valueToTree(new TreeMap<>(reasons)));
+        return s;
+    }
+
+    /**
+     * The operator-only summary ({@code operator.json}): data-dependent and liveness figures that
+     * must not be published — votes cast, steps abandoned below the quorum, retired teachers,
+     * rejected input and its reasons, distributions received.
+     */
+    private synchronized ObjectNode operatorSummary(double secs, long distributions) {
+        ObjectNode s = JSON.createObjectNode();
+        s.put("runId", runId);
+        s.put("dataset", cfg.datasetId());
+        s.put("earlierRunsOnDataset", prior == null ? 0 : prior.runs());
+        s.put(
+                "votesCast",
+                ledger.stream()
+                        .filter(e -> !e.kind().equals("TEACHER_RETIRED") && e.votesCast() > 0)
+                        .mapToLong(LedgerEntry::votesCast)
+                        .sum());
+        s.put("abandonedSteps", ledger.stream().filter(e -> e.kind().equals("ABANDONED")).count());
+        List<Long> retired =
+                ledger.stream()
+                        .filter(e -> e.kind().equals("TEACHER_RETIRED"))
+                        .map(LedgerEntry::teacherId)
+                        .sorted()
+                        .toList();
+        s.put("retiredTeachers", retired.size());
+        s.set("retiredTeacherIds", JSON.valueToTree(retired));
         s.put("rejected", rejected.size());
         Map<String, Integer> why = new TreeMap<>();
         rejected.forEach(r -> why.merge(r.reason(), 1, Integer::sum));
         s.set("rejectedReasons", JSON.valueToTree(why));
         s.put("distributions", distributions);
-        s.put("elapsedSeconds", round(secs));
-        s.put(
-                "tokensPerSecond",
-                round(records.values().stream().mapToLong(r -> r.tokens().length).sum() / secs));
         s.put("distributionsPerSecond", round(distributions / secs));
-        Map<String, Integer> reasons = new HashMap<>();
-        records.values().forEach(r -> reasons.merge(r.finishReason(), 1, Integer::sum));
-        s.set("finishReasons", JSON.valueToTree(new TreeMap<>(reasons)));
         return s;
     }
 
@@ -579,9 +781,7 @@ public final class RunSession implements AutoCloseable {
     }
 
     private long endOffsets(String topic) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(client)) {
             Set<TopicPartition> parts = new HashSet<>();
             admin.describeTopics(List.of(topic))
                     .allTopicNames()
@@ -624,6 +824,9 @@ public final class RunSession implements AutoCloseable {
         }
         if (kafka != null) {
             kafka.close();
+        }
+        if (datasetLedger != null) {
+            datasetLedger.close();
         }
         if (flinkTmp != null) {
             deleteQuietly(flinkTmp);

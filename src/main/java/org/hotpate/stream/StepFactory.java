@@ -4,8 +4,9 @@ import java.io.Serializable;
 import org.hotpate.model.GenerationStep;
 
 /**
- * Issues generation steps for one run: public seed derived from the run seed, version, deadline,
- * and the sequence's public prompt and label ({@link SequencePrompts}).
+ * Issues generation steps for one run: public seed derived from the run seed and the run id ({@link
+ * CoreBindings#stepSeed}), version, deadline, and the sequence's public prompt and label ({@link
+ * SequencePrompts}).
  */
 public record StepFactory(
         String runId,
@@ -35,6 +36,11 @@ public record StepFactory(
                 SequencePrompts.of(cfg));
     }
 
+    /** The public seed this run derives for a step (steps with another seed are not its own). */
+    public long seed(long sequenceId, int step, int attempt) {
+        return CoreBindings.stepSeed(runSeed, runId, sequenceId, step, attempt);
+    }
+
     public GenerationStep step(long sequenceId, int step, int attempt, int[] prefix, long nowMs) {
         return new GenerationStep(
                 runId,
@@ -43,7 +49,7 @@ public record StepFactory(
                 step,
                 attempt,
                 prefix,
-                CoreBindings.stepSeed(runSeed, sequenceId, step, attempt),
+                seed(sequenceId, step, attempt),
                 CoreBindings.RANDOMNESS_VERSION,
                 vocabularySize,
                 nowMs,

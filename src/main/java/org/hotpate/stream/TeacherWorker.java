@@ -3,6 +3,7 @@ package org.hotpate.stream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +39,10 @@ import org.slf4j.LoggerFactory;
 public final class TeacherWorker implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TeacherWorker.class);
 
-    /** What a worker needs: where to read and write, which teachers, and how to answer. */
+    /**
+     * What a worker needs: where to read and write, which teachers, and how to answer; {@code
+     * client} holds the teacher principal's Kafka security settings (empty: PLAINTEXT).
+     */
     public record Settings(
             String bootstrap,
             String stepsTopic,
@@ -46,7 +50,29 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
             String ensembleId,
             String runId,
             int from,
-            int to) {}
+            int to,
+            Map<String, String> client) {
+        public Settings {
+            client = Map.copyOf(client);
+        }
+
+        /** Without client security. */
+        public Settings(
+                String bootstrap,
+                String stepsTopic,
+                String distributionsTopic,
+                String ensembleId,
+                String runId,
+                int from,
+                int to) {
+            this(bootstrap, stepsTopic, distributionsTopic, ensembleId, runId, from, to, Map.of());
+        }
+
+        @Override
+        public String toString() { // never print credentials
+            return "TeacherWorker.Settings[" + bootstrap + ", teachers " + from + ".." + to + "]";
+        }
+    }
 
     private final Settings s;
     private final TeacherAnswers answers;
@@ -71,6 +97,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
     @Override
     public void run() {
         Properties c = new Properties();
+        c.putAll(s.client());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrap());
         c.put(
                 ConsumerConfig.GROUP_ID_CONFIG,
@@ -84,6 +111,8 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         Properties p = producerProperties(s.bootstrap());
+        p.putAll(s.client());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrap());
         try (KafkaConsumer<byte[], byte[]> cons =
                         new KafkaConsumer<>(
                                 c, new ByteArrayDeserializer(), new ByteArrayDeserializer());

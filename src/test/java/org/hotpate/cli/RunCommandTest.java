@@ -93,4 +93,33 @@ class RunCommandTest {
             assertThat(help).contains(k);
         }
     }
+
+    /**
+     * The issue's user check: a targmax spec under a finite budget exits 2 before anything starts.
+     */
+    @Test
+    void aNonPrivateMechanismUnderAFiniteBudgetExits2() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(
+                        exec(
+                                err,
+                                "run",
+                                spec(
+                                        "mechanism: {name: targmax, params: {threshold: 5}}\n"
+                                                + "budget: {epsilon: 2.0}\n")))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("mechanism.name")
+                .contains("not differentially private")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void theOldPerTeacherKeyExits2NamingTheNewKeys() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", spec("budget: {per-teacher: 25}"))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("budget.per-teacher-votes")
+                .contains("budget.per-teacher-epsilon");
+    }
 }

@@ -186,7 +186,8 @@ class DeploymentConsistencyTest {
                         t.results(),
                         t.records(),
                         t.ledger(),
-                        t.rejected());
+                        t.rejected(),
+                        t.budgetLedger());
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
@@ -127,42 +128,13 @@ class AvroWireTest {
 
     @Test
     void outputsRoundTrip() throws Exception {
-        StepResult r =
-                new StepResult(
-                        "r",
-                        1,
-                        2,
-                        0,
-                        Outcome.TOKEN,
-                        5,
-                        "gnmax",
-                        "{}",
-                        0.5,
-                        3.5,
-                        new long[] {1},
-                        9,
-                        10,
-                        11);
+        StepResult r = new StepResult("r", 1, 2, 0, Outcome.TOKEN, 5, "gnmax", "{}", 0.5, 3.5, 10);
         assertThat(AvroWire.decodeResult(AvroWire.encode(r)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(r);
         StepResult f =
-                new StepResult(
-                        "r",
-                        1,
-                        2,
-                        0,
-                        Outcome.FAIL,
-                        -1,
-                        "gnmax",
-                        "{}",
-                        0.5,
-                        Double.NaN,
-                        new long[0],
-                        9,
-                        10,
-                        11);
+                new StepResult("r", 1, 2, 0, Outcome.FAIL, -1, "gnmax", "{}", 0.5, Double.NaN, 10);
         assertThat(AvroWire.decodeResult(AvroWire.encode(f)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
@@ -178,6 +150,32 @@ class AvroWireTest {
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(e);
+        LedgerEntry full =
+                new LedgerEntry(
+                        "r", "ABANDONED", 1, 2, 3, "gnmax", "", 0.3, 1e-6, 4, -1, 5, 17, 1.25);
+        assertThat(AvroWire.decodeLedger(AvroWire.encode(full)))
+                .usingRecursiveComparison()
+                .withEqualsForType(Double::equals, Double.class)
+                .isEqualTo(full);
+        BudgetRecord b =
+                new BudgetRecord(
+                        "ds",
+                        "run-1",
+                        true,
+                        "gnmax",
+                        new double[] {2, 4},
+                        new double[] {0.5, 1.5},
+                        1e-9,
+                        1e-6,
+                        7,
+                        6,
+                        2.5,
+                        99,
+                        new double[] {3, 1e-6, 8, 0, 0});
+        assertThat(AvroWire.decodeBudgetRecord(AvroWire.encode(b)))
+                .get()
+                .usingRecursiveComparison()
+                .isEqualTo(b);
         Rejected x =
                 new Rejected(
                         "t", Rejected.UNDECODABLE, "bad", null, -1, 0, 17, new byte[] {1, 2}, 5);
@@ -185,6 +183,45 @@ class AvroWireTest {
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(x);
+    }
+
+    /**
+     * Results written before the public/operator split (v1: with chargedTeachers, votesCast and
+     * closedAtMs) still decode; the dropped fields are simply gone.
+     */
+    @Test
+    void v1ResultsStillDecode() throws Exception {
+        Schema v1;
+        try (var in = getClass().getResourceAsStream("/schemas/legacy/step_result-v1.avsc")) {
+            v1 = new Schema.Parser().parse(in);
+        }
+        org.apache.avro.generic.GenericRecord old =
+                new org.apache.avro.generic.GenericData.Record(v1);
+        old.put("runId", "r");
+        old.put("sequenceId", 1L);
+        old.put("step", 2);
+        old.put("attempt", 0);
+        old.put("outcome", "TOKEN");
+        old.put("token", 5);
+        old.put("mechanism", "gnmax");
+        old.put("privacyEvent", "{}");
+        old.put("epsilonSpent", 0.5);
+        old.put("noisyCount", null);
+        old.put("chargedTeachers", java.util.List.of(3L));
+        old.put("votesCast", 9);
+        old.put("teachers", 10);
+        old.put("closedAtMs", 11L);
+        java.nio.ByteBuffer bytes =
+                new org.apache.avro.message.BinaryMessageEncoder<
+                                org.apache.avro.generic.GenericRecord>(
+                                org.apache.avro.generic.GenericData.get(), v1)
+                        .encode(old);
+        byte[] raw = new byte[bytes.remaining()];
+        bytes.get(raw);
+        StepResult r = AvroWire.decodeResult(raw);
+        assertThat(r.token()).isEqualTo(5);
+        assertThat(r.teachers()).isEqualTo(10);
+        assertThat(r.epsilonSpent()).isEqualTo(0.5);
     }
 
     @Test
@@ -211,7 +248,8 @@ class AvroWireTest {
                     org.hotpate.io.avro.StepResult.getClassSchema(),
             org.hotpate.io.avro.SyntheticRecord.getClassSchema(),
                     org.hotpate.io.avro.LedgerEvent.getClassSchema(),
-            org.hotpate.io.avro.RejectedRecord.getClassSchema()
+            org.hotpate.io.avro.RejectedRecord.getClassSchema(),
+                    org.hotpate.io.avro.BudgetLedgerRecord.getClassSchema()
         };
         for (Schema s : schemas) {
             assertDocumented(s);

@@ -23,7 +23,7 @@ public final class Fixtures {
                 step,
                 attempt,
                 new int[0],
-                CoreBindings.stepSeed(42, seq, step, attempt),
+                CoreBindings.stepSeed(42, RUN, seq, step, attempt),
                 CoreBindings.RANDOMNESS_VERSION,
                 VOCAB,
                 issuedAt,

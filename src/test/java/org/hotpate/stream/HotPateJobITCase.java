@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.Distribution;
+import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.Rejected;
@@ -118,6 +119,9 @@ class HotPateJobITCase {
             assertThat(run.rejected()).isEmpty();
             assertConsistent(run, cfg);
             assertThat(run.outputDir().resolve("summary.json")).exists();
+            DatasetBudgetITCase.assertPublicSummaryNamesNoOperatorData(
+                    new com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(run.outputDir().resolve("summary.json").toFile()));
             assertThat(run.outputDir().resolve("records.jsonl")).exists();
             assertThat(run.outputDir().resolve("ledger.jsonl")).exists();
         }
@@ -177,6 +181,43 @@ class HotPateJobITCase {
                                                 new int[] {-5},
                                                 new double[] {0.5}))));
             }
+            // A forged step (another vocabulary size, not the run's public seed) and an answer to
+            // it with a token only that vocabulary has. Before steps were validated the answer
+            // passed the vote operator, the reducer's mechanism threw on the token, and the job
+            // restart-looped.
+            try (KafkaProducer<byte[], byte[]> prod =
+                    new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+                prod.send(
+                        new ProducerRecord<>(
+                                cfg.kafka().topics().steps(),
+                                null,
+                                AvroWire.encode(
+                                        new GenerationStep(
+                                                run.runId(),
+                                                cfg.ensemble().id(),
+                                                0,
+                                                0,
+                                                9,
+                                                new int[0],
+                                                12345L,
+                                                1,
+                                                2000,
+                                                System.currentTimeMillis(),
+                                                System.currentTimeMillis() + 4000))));
+                prod.send(
+                        new ProducerRecord<>(
+                                cfg.kafka().topics().distributions(),
+                                null,
+                                AvroWire.encode(
+                                        Distribution.sparse(
+                                                run.runId(),
+                                                0,
+                                                0,
+                                                9,
+                                                5,
+                                                new int[] {1500},
+                                                new double[] {1.0}))));
+            }
             assertThat(run.await(Duration.ofSeconds(90), null))
                     .as("run completes despite bad input")
                     .isTrue();
@@ -224,7 +265,9 @@ class HotPateJobITCase {
             assertThat(reasons)
                     .containsEntry(Rejected.UNDECODABLE, 1L)
                     .containsEntry(Rejected.UNKNOWN_TEACHER, 1L)
-                    .containsEntry(Rejected.INVALID_DISTRIBUTION, 2L);
+                    .containsEntry(Rejected.INVALID_DISTRIBUTION, 2L)
+                    .containsEntry(Rejected.INVALID_STEP, 1L)
+                    .containsKey(Rejected.UNKNOWN_STEP); // the answer to the forged step
             assertThat(run.rejected())
                     .filteredOn(r -> r.reason().equals(Rejected.UNDECODABLE))
                     .singleElement()
@@ -307,6 +350,15 @@ class HotPateJobITCase {
                             .map(LedgerEntry::teacherId)
                             .toList();
             assertThat(retired).isNotEmpty().doesNotHaveDuplicates();
+            // Retirements are operator-only: in operator.json, never in the public summary.
+            var json = new com.fasterxml.jackson.databind.ObjectMapper();
+            DatasetBudgetITCase.assertPublicSummaryNamesNoOperatorData(
+                    json.readTree(run.outputDir().resolve("summary.json").toFile()));
+            assertThat(
+                            json.readTree(run.outputDir().resolve("operator.json").toFile())
+                                    .get("retiredTeachers")
+                                    .asInt())
+                    .isEqualTo(Set.copyOf(retired).size());
             assertThat(Set.copyOf(retired)).allMatch(t -> t >= 0 && t < 20);
             // At most n*K token votes exist, so at most that many over the threshold of 6 votes
             // each.

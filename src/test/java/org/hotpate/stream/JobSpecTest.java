@@ -89,4 +89,123 @@ class JobSpecTest {
             assertThat(docs).as("docs/job-spec.md lists " + k).contains("`" + k + "`");
         }
     }
+
+    /**
+     * Fails on the code before the check: targmax/tws ran under a finite budget and reported ε = 0.
+     */
+    @Test
+    void nonPrivateMechanismsRunOnlyWithAnInfiniteBudget() {
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "mechanism: {name: targmax, params: {threshold: 3}}\n"
+                                                + "budget: {epsilon: 2.0}",
+                                        "x"))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("mechanism.name")
+                .hasMessageContaining("targmax")
+                .hasMessageContaining("not differentially private");
+        assertThatThrownBy(
+                        () -> JobSpec.parse("mechanism: {name: tws, params: {threshold: 3}}", "x"))
+                .hasMessageContaining("not differentially private");
+        JobConfig c =
+                JobSpec.parse(
+                        "mechanism: {name: targmax, params: {threshold: 3}}\n"
+                                + "budget: {epsilon: .inf}",
+                        "x");
+        assertThat(c.budget().epsilon()).isInfinite();
+        assertThat(c.isPrivate()).isFalse();
+        assertThat(JobSpec.parse("", "x").isPrivate()).isTrue();
+        // A non-private run cannot be capped by a dataset budget either.
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "mechanism: {name: targmax, params: {threshold: 3}}\n"
+                                                + "budget: {epsilon: .inf, dataset-epsilon: 3}",
+                                        "x"))
+                .hasMessageContaining("budget.dataset-epsilon");
+    }
+
+    @Test
+    void infinityIsAcceptedOnlyWhereItMeansNoLimit() {
+        assertThat(JobSpec.parse("budget:\n  dataset-epsilon: .inf\n", "x").budget())
+                .satisfies(b -> assertThat(b.datasetEpsilon()).isInfinite());
+        assertThat(JobSpec.parse("budget: {dataset-epsilon: .Inf, epsilon: 3}", "x").budget())
+                .satisfies(b -> assertThat(b.datasetEpsilon()).isInfinite());
+        assertThatThrownBy(() -> JobSpec.parse("budget: {delta: .inf}", "x"))
+                .hasMessageContaining("budget.delta");
+        assertThatThrownBy(() -> JobSpec.parse("generation: {sequences: .inf}", "x"))
+                .hasMessageContaining("generation.sequences");
+        assertThat(JobSpec.parse("name: x.inf", "y").name()).isEqualTo("x.inf");
+    }
+
+    /**
+     * Fails on the code before the rename: budget.per-teacher was accepted (and called Scheme B).
+     */
+    @Test
+    void theOldPerTeacherKeyNamesItsReplacements() {
+        assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher: 25}", "x"))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("budget.per-teacher-votes")
+                .hasMessageContaining("budget.per-teacher-epsilon");
+        assertThat(
+                        JobSpec.parse(
+                                        "ensemble: {kind: heterogeneous}\n"
+                                                + "budget: {per-teacher-votes: 25}",
+                                        "x")
+                                .budget()
+                                .perTeacherVotes())
+                .isEqualTo(25);
+        assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher-votes: 25}", "x"))
+                .hasMessageContaining("budget.per-teacher-votes needs ensemble.kind");
+        assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher-epsilon: 1}", "x"))
+                .hasMessageContaining("budget.per-teacher-epsilon")
+                .hasMessageContaining("not wired");
+    }
+
+    @Test
+    void datasetLedgerQuorumAndWatchdogDefaults() {
+        JobConfig c = JobSpec.parse("ensemble: {id: pz, teachers: 7}", "x");
+        assertThat(c.datasetId()).isEqualTo("pz");
+        assertThat(c.budget().datasetEpsilon()).isInfinite();
+        assertThat(c.ledgerMode()).isEqualTo(JobConfig.LedgerMode.LOCAL);
+        assertThat(c.ledgerDir().toString())
+                .isEqualTo(System.getProperty("user.home") + "/.hotpate/ledger");
+        assertThat(c.minTeachers()).isEqualTo(4);
+        assertThat(c.watchdogMs()).isEqualTo(2 * 5000 + 5 * 1000);
+        assertThat(c.kafka().topics().budgetLedger()).isEqualTo("hotpate.budget-ledger");
+        JobConfig e =
+                JobSpec.parse(
+                        "budget: {dataset: records-2024, dataset-epsilon: 6, ledger-dir: /tmp/l}\n"
+                                + "kafka: {mode: external, bootstrap: k:9092}\n"
+                                + "generation: {min-teachers: 3, watchdog-ms: 9000}",
+                        "x");
+        assertThat(e.datasetId()).isEqualTo("records-2024");
+        assertThat(e.ledgerMode()).isEqualTo(JobConfig.LedgerMode.KAFKA);
+        assertThat(e.minTeachers()).isEqualTo(3);
+        assertThat(e.watchdogMs()).isEqualTo(9000);
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "ensemble: {teachers: 5}\ngeneration: {min-teachers: 6}",
+                                        "x"))
+                .hasMessageContaining("generation.min-teachers");
+        assertThatThrownBy(() -> JobSpec.parse("budget: {ledger: kafka}", "x"))
+                .hasMessageContaining("budget.ledger: kafka needs kafka.mode: external");
+        assertThatThrownBy(() -> JobSpec.parse("budget: {dataset: 'a/b'}", "x"))
+                .hasMessageContaining("budget.dataset");
+    }
+
+    @Test
+    void saslNeedsAUsername() {
+        assertThatThrownBy(() -> JobSpec.parse("kafka: {security-protocol: SASL_PLAINTEXT}", "x"))
+                .hasMessageContaining("kafka.sasl.username");
+        JobConfig c =
+                JobSpec.parse(
+                        "kafka: {security-protocol: SASL_PLAINTEXT,"
+                                + " sasl: {username: job, teacher-username: t}}",
+                        "x");
+        assertThat(c.kafka().security().sasl()).isTrue();
+        assertThat(c.kafka().security().passwordEnv()).isEqualTo("HOTPATE_KAFKA_PASSWORD");
+    }
 }

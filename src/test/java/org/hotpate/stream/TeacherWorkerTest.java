@@ -35,7 +35,7 @@ class TeacherWorkerTest {
                 s,
                 0,
                 new int[0],
-                CoreBindings.stepSeed(42, 0, s, 0),
+                CoreBindings.stepSeed(42, "r", 0, s, 0),
                 CoreBindings.RANDOMNESS_VERSION,
                 1050,
                 0,

@@ -1,46 +1,100 @@
 package org.hotpate.stream.ops;
 
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
-import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.PrivacyEventJson;
+import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
+import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
-import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.Budgets;
 import org.hotpate.stream.JobConfig;
 
 /**
- * The ensemble accountant of a run (keyed by run id; DESIGN.md topology step 5). A candidate is
- * charged to the run's budget filter before anything about it becomes visible: if the charge fits,
- * the ledger entry and the result leave together (same checkpoint, same Kafka transaction); if it
- * does not, nothing of the candidate is released — the result says BUDGET_EXHAUSTED and every later
- * candidate of the run is refused too (hard stop).
+ * The accountant of a run (keyed by run id; DESIGN.md topology step 5). A candidate is charged
+ * before anything about it becomes visible, to two filters ({@link Budgets.Pair}): the run's own
+ * ({@code budget.epsilon}) and the dataset's ({@code budget.dataset-epsilon}: every earlier run's
+ * curve, composed by the driver, plus this run). If both admit it, the ledger entry and the result
+ * leave together (same checkpoint, same Kafka transaction); if not, nothing of it is released — the
+ * result says BUDGET_EXHAUSTED and every later candidate of the run is refused too (hard stop).
  *
- * <p>Published results and ledger entries carry the privacy event without its vote-count profile
- * and no identities of individually charged teachers: both are functions of private votes.
+ * <p>A step key is released at most once per run: {@code released-steps} remembers every released
+ * key for the run's lifetime, so a late or replayed candidate (e.g. after the reducer's retention)
+ * is dead-lettered as DUPLICATE_RELEASE, never published and never charged twice.
  *
- * <p>State: {@code run-budget} (the filter's state: RDP per order and counters) and {@code
- * run-exhausted}; both live as long as the run (one run per job) — they are the ledger.
+ * <p><b>Durable ledger (write-ahead).</b> After every charge the run's curve goes to {@link
+ * Tags#BUDGET_LEDGER}; the job writes it to the compacted budget-ledger topic in the same
+ * transaction as the releases it covers ({@code budget.ledger: kafka}). With a local ledger ({@code
+ * ledgerDir} set) the accountant writes the latest curve of each run to its file in {@link
+ * #snapshotState} — before the checkpoint completes, hence before the Kafka transaction holding the
+ * releases commits and becomes visible to read_committed consumers. A failed write fails the
+ * checkpoint, so nothing it covers is ever committed. Files only grow ({@link BudgetLedgerIo}).
+ *
+ * <p>Published results carry the privacy event without its vote-count profile; votes cast and the
+ * dataset's ε go to the operator-only ledger. State: {@code run-budget} (the run filter's
+ * snapshot), {@code run-exhausted}, {@code run-releases}, {@code released-steps}; all live as long
+ * as the run (one run per job) — they are the run's ledger.
  */
-public final class RunAccountant
-        extends KeyedProcessFunction<String, ReleaseCandidate, StepResult> {
+public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCandidate, StepResult>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
-    private final JobConfig.Budget budget;
+    /**
+     * The run's budget, the composition of earlier runs on its dataset, whether the mechanism is
+     * DP, and the local ledger directory (null: no local writes).
+     */
+    public record Settings(
+            JobConfig.Budget budget,
+            Budgets.Prior prior,
+            boolean differentiallyPrivate,
+            String mechanism,
+            String ledgerDir)
+            implements java.io.Serializable {}
+
+    private final Settings settings;
     private transient ValueState<double[]> state;
     private transient ValueState<Boolean> exhausted;
+    private transient ValueState<Long> releaseCount;
+    private transient MapState<String, Boolean> releasedSteps;
+    private transient Map<String, BudgetRecord> unsaved;
     private transient Counter refused;
+    private transient Counter duplicates;
 
-    public RunAccountant(JobConfig.Budget budget) {
-        this.budget = budget;
+    public RunAccountant(Settings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) {
+        unsaved = new LinkedHashMap<>();
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        if (settings.ledgerDir() == null) {
+            return;
+        }
+        for (BudgetRecord r : unsaved.values()) {
+            BudgetLedgerIo.writeLocal(Path.of(settings.ledgerDir()), r); // throws: no commit
+        }
+        unsaved.clear();
     }
 
     @Override
@@ -51,85 +105,98 @@ public final class RunAccountant
         exhausted =
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>("run-exhausted", Types.BOOLEAN));
+        releaseCount =
+                getRuntimeContext()
+                        .getState(new ValueStateDescriptor<>("run-releases", Types.LONG));
+        releasedSteps =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        "released-steps", Types.STRING, Types.BOOLEAN));
         refused = getRuntimeContext().getMetricGroup().counter("refused");
+        duplicates = getRuntimeContext().getMetricGroup().counter("duplicateReleases");
     }
 
     @Override
     public void processElement(ReleaseCandidate c, Context ctx, Collector<StepResult> out)
             throws Exception {
+        if (releasedSteps.contains(c.stepKey())) {
+            duplicates.inc();
+            ctx.output(
+                    Tags.REJECTED,
+                    new Rejected(
+                            "results",
+                            Rejected.DUPLICATE_RELEASE,
+                            "step " + c.stepKey() + " was already released in this run",
+                            c.runId(),
+                            -1,
+                            -1,
+                            -1L,
+                            null,
+                            System.currentTimeMillis()));
+            return;
+        }
         // Admission is decided on the mechanism's worst case, before the step's own outcome counts.
         PrivacyEvent worstCase = PrivacyEventJson.decode(c.worstCaseEventJson());
-        EnsembleBudgetFilter.Config filterConfig = CoreBindings.budgetConfig(budget, worstCase);
-        EnsembleBudgetFilter filter =
+        Budgets.Pair budgets =
                 state.value() == null
-                        ? EnsembleBudgetFilter.create(filterConfig)
-                        : EnsembleBudgetFilter.restore(filterConfig, state.value());
+                        ? Budgets.start(settings.budget(), settings.prior(), worstCase)
+                        : Budgets.restore(
+                                settings.budget(), settings.prior(), worstCase, state.value());
         PrivacyEvent event = PrivacyEventJson.decode(c.privacyEventJson());
         String published = PrivacyEventJson.encodePublic(event); // never the private vote counts
         boolean charged = false;
-        if (!Boolean.TRUE.equals(exhausted.value()) && filter.canAfford(worstCase)) {
+        if (!Boolean.TRUE.equals(exhausted.value()) && budgets.canAfford()) {
             try {
-                filter.charge(event, worstCase);
+                budgets.charge(event);
                 charged = true;
             } catch (IllegalStateException e) {
                 charged = false; // does not fit: nothing changed, refuse below
             }
         }
         long now = System.currentTimeMillis();
-        double eps = filter.spentEpsilon();
-        if (!charged) {
+        long releases = releaseCount.value() == null ? 0 : releaseCount.value();
+        if (charged) {
+            releases++;
+            state.update(budgets.runSnapshot());
+            releaseCount.update(releases);
+            releasedSteps.put(c.stepKey(), Boolean.TRUE);
+            BudgetRecord record =
+                    budgets.record(
+                            c.runId(),
+                            settings.differentiallyPrivate(),
+                            settings.mechanism(),
+                            releases,
+                            now);
+            ctx.output(Tags.BUDGET_LEDGER, record);
+            unsaved.put(c.runId(), record);
+        } else {
             refused.inc();
             exhausted.update(Boolean.TRUE);
-            ctx.output(
-                    Tags.LEDGER,
-                    new LedgerEntry(
-                            c.runId(),
-                            "REFUSED",
-                            c.sequenceId(),
-                            c.step(),
-                            c.attempt(),
-                            c.mechanism(),
-                            published,
-                            eps,
-                            budget.delta(),
-                            filter.releases(),
-                            -1,
-                            now));
-            out.collect(
-                    new StepResult(
-                            c.runId(),
-                            c.sequenceId(),
-                            c.step(),
-                            c.attempt(),
-                            Outcome.BUDGET_EXHAUSTED,
-                            -1,
-                            c.mechanism(),
-                            "",
-                            eps,
-                            Double.NaN,
-                            new long[0],
-                            0,
-                            c.teachers(),
-                            now));
-            return;
         }
-        state.update(filter.snapshot());
+        double eps =
+                settings.differentiallyPrivate() ? budgets.runEpsilon() : Double.POSITIVE_INFINITY;
         ctx.output(
                 Tags.LEDGER,
                 new LedgerEntry(
                         c.runId(),
-                        "CHARGE",
+                        charged ? LedgerEntry.CHARGE : LedgerEntry.REFUSED,
                         c.sequenceId(),
                         c.step(),
                         c.attempt(),
                         c.mechanism(),
                         published,
                         eps,
-                        budget.delta(),
-                        filter.releases(),
+                        settings.budget().delta(),
+                        releases,
                         -1,
-                        now));
-        Outcome o = c.token() >= 0 ? Outcome.TOKEN : Outcome.FAIL;
+                        now,
+                        c.votesCast(),
+                        settings.differentiallyPrivate()
+                                ? budgets.datasetEpsilon()
+                                : Double.POSITIVE_INFINITY));
+        Outcome o =
+                !charged ? Outcome.BUDGET_EXHAUSTED : c.token() >= 0 ? Outcome.TOKEN : Outcome.FAIL;
         out.collect(
                 new StepResult(
                         c.runId(),
@@ -137,14 +204,11 @@ public final class RunAccountant
                         c.step(),
                         c.attempt(),
                         o,
-                        c.token(),
+                        charged ? c.token() : -1,
                         c.mechanism(),
-                        published,
+                        charged ? published : "",
                         eps,
-                        c.noisyCount(),
-                        new long[0],
-                        c.votesCast(),
-                        c.teachers(),
-                        now));
+                        charged ? c.noisyCount() : Double.NaN,
+                        c.teachers()));
     }
 }

@@ -5,10 +5,11 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 import org.hotpate.model.GenerationStep;
+import org.hotpate.model.Outcome;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.stream.CoreBindings;
@@ -24,11 +25,19 @@ import org.hotpate.stream.StepFactory;
  * sequence leaves as a {@link SyntheticRecord} on {@link Tags#RECORDS} and starts sequence {@code
  * id + concurrency} (unless the budget is exhausted).
  *
+ * <p>The second input is the run's steps as seen on the {@code steps} topic; it only feeds the
+ * {@link SequenceWatchdog}, which re-issues a position as a new attempt when no result for the
+ * issued step arrived in time (abandoned below the quorum, or lost), and finishes the sequence as
+ * NO_QUORUM after {@code generation.max-reissues} consecutive re-issues. Watchdog re-issues do not
+ * count as ⊥ attempts of the resample policy.
+ *
  * <p>State {@code sequence}: the progress of this sequence; results for other positions than the
- * expected one (duplicates) are ignored. Cleared by a timer {@code retention} after the sequence
- * finished (the finished flag guards against late duplicates until then).
+ * expected one (duplicates, superseded attempts — they stay charged) are ignored. Cleared by a
+ * timer {@code retention} after the sequence finished (the finished flag guards against late
+ * duplicates until then); {@code sequence-watchdog} is cleared when the sequence finishes.
  */
-public final class SequenceLoop extends KeyedProcessFunction<String, StepResult, GenerationStep> {
+public final class SequenceLoop
+        extends KeyedCoProcessFunction<String, StepResult, GenerationStep, GenerationStep> {
     private static final long serialVersionUID = 1L;
 
     /** Progress of one sequence (a Flink POJO). */
@@ -44,15 +53,22 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
     private final StepFactory steps;
     private final long retentionMs;
     private final SequenceText text;
+    private final int maxReissues;
+    private final SequenceWatchdog watchdog;
     private transient ValueState<Progress> progress;
     private transient SparseProbabilities publicModel;
 
+    /**
+     * {@code watchdogMs}: how long after issuing a step the loop waits for its result before it
+     * re-issues the position ({@code JobConfig#watchdogMs()}).
+     */
     public SequenceLoop(
             JobConfig.Generation gen,
             JobConfig.Ensemble ensemble,
             StepFactory steps,
-            long retentionMs) {
-        this(gen, ensemble, steps, retentionMs, SequenceText.NUMBERS);
+            long retentionMs,
+            long watchdogMs) {
+        this(gen, ensemble, steps, retentionMs, watchdogMs, SequenceText.NUMBERS);
     }
 
     /** With {@code text}: how tokens become text and when text ends a sequence (records runs). */
@@ -61,12 +77,15 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
             JobConfig.Ensemble ensemble,
             StepFactory steps,
             long retentionMs,
+            long watchdogMs,
             SequenceText text) {
         this.gen = gen;
         this.ensemble = ensemble;
         this.steps = steps;
         this.retentionMs = retentionMs;
         this.text = text;
+        this.maxReissues = gen.maxReissues();
+        this.watchdog = new SequenceWatchdog(watchdogMs);
     }
 
     @Override
@@ -79,15 +98,17 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
                 gen.onFail() == JobConfig.FailPolicy.FALLBACK
                         ? ensemble.simulated().publicModel()
                         : null;
+        watchdog.open(getRuntimeContext());
     }
 
     @Override
-    public void processElement(StepResult r, Context ctx, Collector<GenerationStep> out)
+    public void processElement1(StepResult r, Context ctx, Collector<GenerationStep> out)
             throws Exception {
         Progress p = progress.value() == null ? Progress.start() : progress.value();
         if (p.finished() || r.step() != p.tokens().length || r.attempt() != p.attempt()) {
             return; // a duplicate or stale result: this position was already handled
         }
+        watchdog.answered();
         long now = ctx.timerService().currentProcessingTime();
         int steps = p.steps() + 1;
         switch (r.outcome()) {
@@ -118,7 +139,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
                             ctx,
                             out);
                 } else if (gen.onFail() == JobConfig.FailPolicy.RESAMPLE
-                        && r.attempt() + 1 < gen.maxAttempts()) {
+                        && r.attempt() - watchdog.reissuesAt(r.step()) + 1 < gen.maxAttempts()) {
                     progress.update(
                             new Progress(
                                     p.tokens(),
@@ -127,6 +148,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
                                     fails,
                                     p.fallbacks(),
                                     false));
+                    watchdog.arm(ctx.timerService(), r.step(), r.attempt() + 1);
                     out.collect(
                             this.steps.step(
                                     r.sequenceId(), r.step(), r.attempt() + 1, p.tokens(), now));
@@ -176,6 +198,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
             return;
         }
         progress.update(q);
+        watchdog.arm(ctx.timerService(), tokens.length, 0);
         out.collect(
                 steps.step(
                         r.sequenceId(),
@@ -189,6 +212,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
             Progress p, String reason, StepResult r, Context ctx, Collector<GenerationStep> out)
             throws Exception {
         progress.update(p);
+        watchdog.disarm(ctx.timerService());
         long now = ctx.timerService().currentProcessingTime();
         SequencePrompts.Prompt prompt = steps.prompts().forSequence(r.sequenceId());
         ctx.output(
@@ -212,8 +236,67 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
         ctx.timerService().registerProcessingTimeTimer(now + retentionMs);
     }
 
+    /** A step of this run seen on the steps topic: the watchdog watches the awaited one. */
     @Override
-    public void onTimer(long ts, OnTimerContext ctx, Collector<GenerationStep> out) {
-        progress.clear();
+    public void processElement2(GenerationStep s, Context ctx, Collector<GenerationStep> out)
+            throws Exception {
+        Progress p = progress.value();
+        long now = ctx.timerService().currentProcessingTime();
+        if (p == null) {
+            // A sequence's first step (issued by the start source or a predecessor); an old one
+            // replayed after this sequence's state was cleared must not restart it.
+            if (s.step() == 0 && s.attempt() == 0 && s.issuedAtMs() >= now - retentionMs) {
+                watchdog.arm(ctx.timerService(), 0, 0);
+            }
+        } else if (!p.finished() && s.step() == p.tokens().length && s.attempt() == p.attempt()) {
+            watchdog.arm(ctx.timerService(), s.step(), s.attempt());
+        }
+    }
+
+    @Override
+    public void onTimer(long ts, OnTimerContext ctx, Collector<GenerationStep> out)
+            throws Exception {
+        SequenceWatchdog.Watch w = watchdog.due(ts);
+        Progress p = progress.value();
+        if (w == null) {
+            if (p != null && p.finished()) {
+                progress.clear(); // retention after the finish is over
+            }
+            return;
+        }
+        Progress q = p == null ? Progress.start() : p;
+        if (q.finished() || w.step() != q.tokens().length || w.attempt() != q.attempt()) {
+            watchdog.disarm(ctx.timerService()); // the sequence moved on
+            return;
+        }
+        String[] k = ctx.getCurrentKey().split("/");
+        long seq = Long.parseLong(k[k.length - 1]);
+        if (w.consecutive() >= maxReissues) {
+            StepResult none =
+                    new StepResult(
+                            steps.runId(),
+                            seq,
+                            w.step(),
+                            w.attempt(),
+                            Outcome.FAIL,
+                            -1,
+                            "",
+                            "",
+                            0,
+                            Double.NaN,
+                            0);
+            finish(
+                    new Progress(
+                            q.tokens(), q.attempt(), q.steps(), q.fails(), q.fallbacks(), true),
+                    "NO_QUORUM",
+                    none,
+                    ctx,
+                    out);
+            return;
+        }
+        int next = w.attempt() + 1;
+        progress.update(new Progress(q.tokens(), next, q.steps(), q.fails(), q.fallbacks(), false));
+        watchdog.reissued(ctx.timerService(), w.step(), next);
+        out.collect(steps.step(seq, w.step(), next, q.tokens(), ts));
     }
 }

@@ -1,13 +1,20 @@
 package org.hotpate.stream.ops;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.core.mechanism.AggregationMechanism;
@@ -15,6 +22,7 @@ import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.vote.VoteHistogram;
 import org.hotpate.io.PrivacyEventJson;
 import org.hotpate.model.GenerationStep;
+import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
@@ -24,37 +32,90 @@ import org.hotpate.stream.JobConfig;
 /**
  * The step reducer (DESIGN.md topology step 3), keyed by run/sequence/step/attempt. Collects at
  * most one vote per teacher; closes when all n teachers voted or {@code step-deadline-ms} after it
- * first saw the step or a vote (missing teachers abstain); applies the mechanism once (secure noise
- * inside core) and emits the candidate to the run's accountant.
+ * first saw the step or a vote (missing teachers abstain).
  *
- * <p>A closed step keeps its candidate ({@code step-release}) until a cleanup timer ({@code
- * retention}) fires: late or replayed votes for it are dead-lettered as LATE_VOTE and never cause a
- * second release. Votes and the deadline are cleared on close.
+ * <p><b>Quorum.</b> A step that closes with fewer than {@code generation.min-teachers} answers is
+ * <em>abandoned</em>: not aggregated, nothing released, nothing charged (an operator-only ABANDONED
+ * ledger entry says so); the sequence watchdog re-issues the position as a new attempt. So a
+ * teacher-service outage does not burn ε on steps where the missing teachers would count as
+ * abstentions. Whether enough teachers answered is liveness, treated as public (threat model).
+ *
+ * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
+ * by the step key ({@link CoreBindings#stepNoise}), so a step closed again after a failure and a
+ * restore — with the same votes — releases the same answer, never a second one. The secret comes
+ * from the driver (it lives in the job graph) and is kept in union operator state {@code
+ * noise-secret}, which wins on restore: a job resubmitted from a checkpoint or savepoint with a
+ * freshly drawn secret still re-derives the same noise. Both are operator-only.
+ *
+ * <p>State and clearing: {@code step-votes}, {@code step-vote-count} and {@code step-deadline} are
+ * cleared when the step closes; {@code step-release} (the candidate) or {@code step-abandoned} are
+ * kept until a cleanup timer ({@code retention}): late or replayed votes are dead-lettered as
+ * LATE_VOTE and never cause a second release. After the retention the run's accountant still
+ * refuses a second release of the same step key.
  */
 public final class StepReducer
-        extends KeyedCoProcessFunction<String, Vote, GenerationStep, ReleaseCandidate> {
+        extends KeyedCoProcessFunction<String, Vote, GenerationStep, ReleaseCandidate>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
-    /** What the reducer needs from the job config. */
+    /** What the reducer needs from the job config (and the run's noise secret). */
     public record Settings(
             String topic,
             int teachers,
             int vocabularySize,
             long stepDeadlineMs,
             long retentionMs,
-            JobConfig.Mechanism mechanism)
-            implements java.io.Serializable {}
+            JobConfig.Mechanism mechanism,
+            int minTeachers,
+            byte[] noiseSecret)
+            implements java.io.Serializable {
+        @Override
+        public String toString() { // never print the secret
+            return "StepReducer.Settings[teachers="
+                    + teachers
+                    + ", mechanism="
+                    + mechanism
+                    + ", minTeachers="
+                    + minTeachers
+                    + "]";
+        }
+    }
 
     private final Settings settings;
     private transient MapState<Long, Integer> votes;
     private transient ValueState<Integer> voteCount;
     private transient ValueState<Long> deadline;
     private transient ValueState<ReleaseCandidate> released;
-    private transient AggregationMechanism mechanism;
+    private transient ValueState<Boolean> abandoned;
+    private transient ListState<byte[]> secretState;
+    private transient byte[] secret;
     private transient Counter lateVotes;
+    private transient Counter abandonedSteps;
 
     public StepReducer(Settings settings) {
         this.settings = settings;
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        secretState =
+                ctx.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "noise-secret",
+                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        secret = settings.noiseSecret();
+        if (ctx.isRestored()) {
+            for (byte[] s : secretState.get()) {
+                secret = s; // every subtask stored the same secret
+                break;
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        secretState.update(List.of(secret));
     }
 
     @Override
@@ -73,26 +134,37 @@ public final class StepReducer
                         .getState(
                                 new ValueStateDescriptor<>(
                                         "step-release", Types.POJO(ReleaseCandidate.class)));
-        mechanism =
-                CoreBindings.mechanism(
-                        settings.mechanism(), settings.vocabularySize(), settings.teachers());
+        abandoned =
+                getRuntimeContext()
+                        .getState(new ValueStateDescriptor<>("step-abandoned", Types.BOOLEAN));
+        // Fail fast on a bad mechanism configuration (the real instances are built per step).
+        CoreBindings.mechanism(
+                settings.mechanism(),
+                settings.vocabularySize(),
+                settings.teachers(),
+                CoreBindings.stepNoise(secret, "", 0, 0, 0));
         lateVotes = getRuntimeContext().getMetricGroup().counter("lateVotes");
+        abandonedSteps = getRuntimeContext().getMetricGroup().counter("abandonedSteps");
+    }
+
+    private boolean closed() throws Exception {
+        return released.value() != null || Boolean.TRUE.equals(abandoned.value());
     }
 
     @Override
     public void processElement1(Vote v, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (released.value() != null || votes.contains(v.teacherId())) {
+        boolean closed = closed();
+        if (closed || votes.contains(v.teacherId())) {
             lateVotes.inc();
-            String reason = released.value() != null ? Rejected.LATE_VOTE : Rejected.DUPLICATE_VOTE;
             ctx.output(
                     Tags.REJECTED,
                     new Rejected(
                             settings.topic(),
-                            reason,
+                            closed ? Rejected.LATE_VOTE : Rejected.DUPLICATE_VOTE,
                             "step "
                                     + ctx.getCurrentKey()
-                                    + (released.value() != null
+                                    + (closed
                                             ? " already closed"
                                             : " already has this teacher's vote"),
                             v.runId(),
@@ -108,14 +180,14 @@ public final class StepReducer
         voteCount.update(n);
         armDeadline(ctx);
         if (n >= settings.teachers()) {
-            close(v.runId(), ctx, out);
+            close(ctx, out);
         }
     }
 
     @Override
     public void processElement2(GenerationStep step, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (released.value() == null) {
+        if (!closed()) {
             armDeadline(ctx);
         }
     }
@@ -131,41 +203,26 @@ public final class StepReducer
     @Override
     public void onTimer(long ts, OnTimerContext ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (released.value() != null) {
+        if (closed()) {
             released.clear(); // retention over: forget the closed step
+            abandoned.clear();
         } else if (deadline.value() != null && ts >= deadline.value()) {
-            String key = ctx.getCurrentKey();
-            close(key.substring(0, key.indexOf('/')), ctx, out);
+            close(ctx, out);
         }
     }
 
-    private void close(String runId, Context ctx, Collector<ReleaseCandidate> out)
-            throws Exception {
+    private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {
+        String[] k = ctx.getCurrentKey().split("/");
+        String runId = ctx.getCurrentKey().substring(0, ctx.getCurrentKey().indexOf('/'));
+        long seq = Long.parseLong(k[k.length - 3]);
+        int step = Integer.parseInt(k[k.length - 2]);
+        int attempt = Integer.parseInt(k[k.length - 1]);
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
         int answered = 0;
         for (Map.Entry<Long, Integer> e : votes.entries()) {
             b.vote(e.getKey().intValue(), e.getValue());
             answered++;
         }
-        VoteHistogram h = b.build();
-        Release r = mechanism.release(h);
-        String[] k = ctx.getCurrentKey().split("/");
-        ReleaseCandidate c =
-                new ReleaseCandidate(
-                        runId,
-                        Long.parseLong(k[k.length - 3]),
-                        Integer.parseInt(k[k.length - 2]),
-                        Integer.parseInt(k[k.length - 1]),
-                        r.token().orElse(-1),
-                        mechanism.name(),
-                        PrivacyEventJson.encode(r.event()),
-                        PrivacyEventJson.encode(mechanism.worstCaseEvent()),
-                        r.noisyCount().orElse(Double.NaN),
-                        r.chargedTeachers().stream().mapToLong(Integer::longValue).toArray(),
-                        answered,
-                        settings.teachers(),
-                        System.currentTimeMillis());
-        released.update(c);
         if (deadline.value() != null) {
             ctx.timerService().deleteProcessingTimeTimer(deadline.value());
         }
@@ -175,6 +232,53 @@ public final class StepReducer
         ctx.timerService()
                 .registerProcessingTimeTimer(
                         ctx.timerService().currentProcessingTime() + settings.retentionMs());
+        if (answered < settings.minTeachers()) {
+            abandonedSteps.inc();
+            abandoned.update(Boolean.TRUE);
+            ctx.output(
+                    Tags.LEDGER,
+                    new LedgerEntry(
+                            runId,
+                            LedgerEntry.ABANDONED,
+                            seq,
+                            step,
+                            attempt,
+                            settings.mechanism().name(),
+                            "",
+                            Double.NaN,
+                            Double.NaN,
+                            -1,
+                            -1,
+                            System.currentTimeMillis(),
+                            answered,
+                            Double.NaN));
+            return;
+        }
+        // The histogram is canonical (sorted tokens and voters), and the noise is keyed by the
+        // step: the same votes give the same release, also after a restore.
+        AggregationMechanism mechanism =
+                CoreBindings.mechanism(
+                        settings.mechanism(),
+                        settings.vocabularySize(),
+                        settings.teachers(),
+                        CoreBindings.stepNoise(secret, runId, seq, step, attempt));
+        Release r = mechanism.release(b.build());
+        ReleaseCandidate c =
+                new ReleaseCandidate(
+                        runId,
+                        seq,
+                        step,
+                        attempt,
+                        r.token().orElse(-1),
+                        settings.mechanism().name(),
+                        PrivacyEventJson.encode(r.event()),
+                        PrivacyEventJson.encode(mechanism.worstCaseEvent()),
+                        r.noisyCount().orElse(Double.NaN),
+                        r.chargedTeachers().stream().mapToLong(Integer::longValue).toArray(),
+                        answered,
+                        settings.teachers(),
+                        System.currentTimeMillis());
+        released.update(c);
         out.collect(c);
     }
 }

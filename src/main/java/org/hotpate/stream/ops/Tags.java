@@ -1,6 +1,7 @@
 package org.hotpate.stream.ops;
 
 import org.apache.flink.util.OutputTag;
+import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.SyntheticRecord;
@@ -12,8 +13,11 @@ public final class Tags {
     /** Dead letters (every operator that refuses input writes here, with a reason). */
     public static final OutputTag<Rejected> REJECTED = new OutputTag<>("rejected") {};
 
-    /** Privacy ledger entries. */
+    /** Privacy ledger entries (operator-only). */
     public static final OutputTag<LedgerEntry> LEDGER = new OutputTag<>("ledger") {};
+
+    /** The run's entry in the durable per-dataset budget ledger (after every charge). */
+    public static final OutputTag<BudgetRecord> BUDGET_LEDGER = new OutputTag<>("budget-ledger") {};
 
     /** Finished synthetic records. */
     public static final OutputTag<SyntheticRecord> RECORDS = new OutputTag<>("records") {};

@@ -34,9 +34,10 @@ import org.hotpate.stream.CoreBindings;
  * — sensitivity 1, also under redelivery and replay), skipped if the teacher is retired, and turned
  * into a coordinated or independent vote from the step's public seed. Individual charges live in
  * this teacher's keyed state and are applied before the vote is emitted, so a checkpoint never
- * holds a vote without its charge. The charge rule is core's {@link ChargeLimit} (Scheme B: one
- * unit per token vote, limit K = {@code budget.per-teacher}); the vote that reaches the limit is
- * the teacher's last, and a {@code TEACHER_RETIRED} ledger entry says so once.
+ * holds a vote without its charge. The rule is the vote cap {@code budget.per-teacher-votes} (core
+ * {@link ChargeLimit}: one unit per token vote, a vote cap — not Scheme A/B individual accounting);
+ * the vote that reaches the cap is the teacher's last, and an operator-only {@code TEACHER_RETIRED}
+ * ledger entry says so once.
  *
  * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
  * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after

@@ -5,7 +5,7 @@ import static org.hotpate.stream.Fixtures.RUN;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Outcome;
@@ -18,7 +18,11 @@ import org.junit.jupiter.api.Test;
 
 class SequenceLoopTest {
     private static final long RETENTION = 5000;
-    private KeyedOneInputStreamOperatorTestHarness<String, StepResult, GenerationStep> h;
+    private static final long WATCHDOG = 3000;
+    private static final StepFactory STEPS = new StepFactory(RUN, "ens", 42, 1050, 1000);
+    private KeyedTwoInputStreamOperatorTestHarness<
+                    String, StepResult, GenerationStep, GenerationStep>
+            h;
 
     private void open(
             JobConfig.FailPolicy policy,
@@ -27,9 +31,32 @@ class SequenceLoopTest {
             int sequences,
             int concurrency)
             throws Exception {
+        open(policy, maxSteps, stopToken, sequences, concurrency, 5);
+    }
+
+    private void open(
+            JobConfig.FailPolicy policy,
+            int maxSteps,
+            int stopToken,
+            int sequences,
+            int concurrency,
+            int maxReissues)
+            throws Exception {
+        if (h != null) {
+            h.close();
+        }
         JobConfig.Generation gen =
                 new JobConfig.Generation(
-                        sequences, concurrency, maxSteps, stopToken, policy, 2, 1000);
+                        sequences,
+                        concurrency,
+                        maxSteps,
+                        stopToken,
+                        policy,
+                        2,
+                        1000,
+                        0,
+                        WATCHDOG,
+                        maxReissues);
         JobConfig.Ensemble ens =
                 new JobConfig.Ensemble(
                         "ens",
@@ -44,10 +71,10 @@ class SequenceLoopTest {
                         8,
                         1050);
         h =
-                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-                        new SequenceLoop(
-                                gen, ens, new StepFactory(RUN, "ens", 42, 1050, 1000), RETENTION),
+                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                        new SequenceLoop(gen, ens, STEPS, RETENTION, WATCHDOG),
                         StepResult::sequenceKey,
+                        GenerationStep::sequenceKey,
                         Types.STRING);
         h.setProcessingTime(0);
     }
@@ -58,21 +85,7 @@ class SequenceLoopTest {
     }
 
     private static StepResult result(long seq, int step, int attempt, Outcome o, int token) {
-        return new StepResult(
-                RUN,
-                seq,
-                step,
-                attempt,
-                o,
-                token,
-                "m",
-                "{}",
-                0.1,
-                Double.NaN,
-                new long[0],
-                3,
-                3,
-                0);
+        return new StepResult(RUN, seq, step, attempt, o, token, "m", "{}", 0.1, Double.NaN, 3);
     }
 
     private java.util.List<SyntheticRecord> records() {
@@ -84,11 +97,11 @@ class SequenceLoopTest {
     @Test
     void shouldAppendTokensAndIssueTheNextStepWithThePrefix() throws Exception {
         open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
-        h.processElement(result(0, 0, 0, Outcome.TOKEN, 101), 0);
-        h.processElement(result(0, 1, 0, Outcome.TOKEN, 102), 0);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        h.processElement1(result(0, 1, 0, Outcome.TOKEN, 102), 0);
         assertThat(h.extractOutputValues()).extracting(GenerationStep::step).containsExactly(1, 2);
         assertThat(h.extractOutputValues().get(1).prefix()).containsExactly(101, 102);
-        h.processElement(result(0, 2, 0, Outcome.TOKEN, 103), 0);
+        h.processElement1(result(0, 2, 0, Outcome.TOKEN, 103), 0);
         assertThat(records())
                 .singleElement()
                 .satisfies(
@@ -103,16 +116,13 @@ class SequenceLoopTest {
     @Test
     void shouldResampleWithANewSeedThenStop() throws Exception {
         open(JobConfig.FailPolicy.RESAMPLE, 5, -1, 1, 1);
-        h.processElement(result(0, 0, 0, Outcome.FAIL, -1), 0);
+        h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         GenerationStep retry = h.extractOutputValues().get(0);
         assertThat(retry.step()).isZero();
         assertThat(retry.attempt()).isEqualTo(1);
         assertThat(retry.publicSeed())
-                .isNotEqualTo(
-                        new StepFactory(RUN, "ens", 42, 1050, 1000)
-                                .step(0, 0, 0, new int[0], 0)
-                                .publicSeed());
-        h.processElement(result(0, 0, 1, Outcome.FAIL, -1), 0); // max-attempts = 2
+                .isNotEqualTo(STEPS.step(0, 0, 0, new int[0], 0).publicSeed());
+        h.processElement1(result(0, 0, 1, Outcome.FAIL, -1), 0); // max-attempts = 2
         assertThat(records())
                 .singleElement()
                 .satisfies(
@@ -125,7 +135,7 @@ class SequenceLoopTest {
     @Test
     void shouldFallBackToThePublicModel() throws Exception {
         open(JobConfig.FailPolicy.FALLBACK, 1, -1, 1, 1);
-        h.processElement(result(0, 0, 0, Outcome.FAIL, -1), 0);
+        h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         assertThat(records())
                 .singleElement()
                 .satisfies(
@@ -139,7 +149,7 @@ class SequenceLoopTest {
     @Test
     void shouldStopOnFailWhenToldTo() throws Exception {
         open(JobConfig.FailPolicy.STOP, 5, -1, 1, 1);
-        h.processElement(result(0, 0, 0, Outcome.FAIL, -1), 0);
+        h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         assertThat(records())
                 .extracting(SyntheticRecord::finishReason)
                 .containsExactly("FAIL_STOP");
@@ -149,7 +159,7 @@ class SequenceLoopTest {
     @Test
     void shouldStopAtTheStopTokenAndStartTheSuccessor() throws Exception {
         open(JobConfig.FailPolicy.RESAMPLE, 5, 1049, 4, 2);
-        h.processElement(result(1, 0, 0, Outcome.TOKEN, 1049), 0);
+        h.processElement1(result(1, 0, 0, Outcome.TOKEN, 1049), 0);
         assertThat(records())
                 .extracting(SyntheticRecord::finishReason)
                 .containsExactly("STOP_TOKEN");
@@ -165,11 +175,11 @@ class SequenceLoopTest {
     @Test
     void shouldIgnoreDuplicateResultsAndClearStateLater() throws Exception {
         open(JobConfig.FailPolicy.RESAMPLE, 2, -1, 1, 1);
-        h.processElement(result(0, 0, 0, Outcome.TOKEN, 101), 0);
-        h.processElement(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         assertThat(h.extractOutputValues()).hasSize(1);
-        h.processElement(result(0, 1, 0, Outcome.TOKEN, 102), 0);
-        h.processElement(result(0, 1, 0, Outcome.TOKEN, 102), 0);
+        h.processElement1(result(0, 1, 0, Outcome.TOKEN, 102), 0);
+        h.processElement1(result(0, 1, 0, Outcome.TOKEN, 102), 0);
         assertThat(records()).hasSize(1);
         assertThat(h.numKeyedStateEntries()).isEqualTo(1);
         h.setProcessingTime(RETENTION);
@@ -179,8 +189,8 @@ class SequenceLoopTest {
     @Test
     void shouldEndTheSequenceWithoutSuccessorWhenTheBudgetIsExhausted() throws Exception {
         open(JobConfig.FailPolicy.RESAMPLE, 5, -1, 4, 2);
-        h.processElement(result(0, 0, 0, Outcome.TOKEN, 101), 0);
-        h.processElement(result(0, 1, 0, Outcome.BUDGET_EXHAUSTED, -1), 0);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        h.processElement1(result(0, 1, 0, Outcome.BUDGET_EXHAUSTED, -1), 0);
         assertThat(records())
                 .singleElement()
                 .satisfies(
@@ -189,5 +199,95 @@ class SequenceLoopTest {
                             assertThat(r.tokens()).containsExactly(101);
                         });
         assertThat(h.extractOutputValues()).hasSize(1); // only step 1 of sequence 0; no sequence 2
+    }
+
+    /**
+     * The watchdog re-issues a step that got no result (abandoned below the quorum, or lost) as the
+     * next attempt — a new public seed — and a late result of the superseded attempt is ignored.
+     * Fails on the code before the watchdog: nothing was ever re-issued and the sequence stalled.
+     */
+    @Test
+    void theWatchdogReissuesAPositionThatGotNoResult() throws Exception {
+        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0); // issues (1, 0), watched
+        h.setProcessingTime(WATCHDOG - 1);
+        assertThat(h.extractOutputValues()).hasSize(1);
+        h.setProcessingTime(WATCHDOG);
+        assertThat(h.extractOutputValues())
+                .extracting(GenerationStep::step, GenerationStep::attempt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(1, 0),
+                        org.assertj.core.groups.Tuple.tuple(1, 1));
+        GenerationStep reissued = h.extractOutputValues().get(1);
+        assertThat(reissued.publicSeed()).isEqualTo(STEPS.seed(0, 1, 1));
+        assertThat(reissued.prefix()).containsExactly(101);
+        h.processElement1(result(0, 1, 0, Outcome.TOKEN, 555), WATCHDOG + 1); // stale: ignored
+        assertThat(h.extractOutputValues()).hasSize(2);
+        h.processElement1(result(0, 1, 1, Outcome.TOKEN, 102), WATCHDOG + 2);
+        assertThat(h.extractOutputValues())
+                .last()
+                .satisfies(
+                        s -> {
+                            assertThat(s.step()).isEqualTo(2);
+                            assertThat(s.prefix()).containsExactly(101, 102);
+                        });
+    }
+
+    @Test
+    void theFirstStepOfASequenceIsWatchedFromTheStepsTopic() throws Exception {
+        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0); // issued by the start source
+        h.setProcessingTime(WATCHDOG);
+        assertThat(h.extractOutputValues())
+                .extracting(GenerationStep::step, GenerationStep::attempt)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 1));
+        // An old first step seen again after the sequence's state is gone does not restart it.
+        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        h.setProcessingTime(RETENTION + 10);
+        h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), RETENTION + 10);
+        h.setProcessingTime(RETENTION + 10 + WATCHDOG);
+        assertThat(h.extractOutputValues()).isEmpty();
+    }
+
+    @Test
+    void afterMaxReissuesWithoutAnyResultTheSequenceFinishesAsNoQuorum() throws Exception {
+        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 4, 2, 2);
+        h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0);
+        h.setProcessingTime(WATCHDOG); // attempt 1
+        h.setProcessingTime(2 * WATCHDOG); // attempt 2
+        assertThat(records()).isEmpty();
+        h.setProcessingTime(3 * WATCHDOG); // two re-issues without a result: give up
+        assertThat(records())
+                .singleElement()
+                .satisfies(
+                        r -> {
+                            assertThat(r.finishReason()).isEqualTo("NO_QUORUM");
+                            assertThat(r.tokens()).isEmpty();
+                        });
+        assertThat(h.extractOutputValues())
+                .extracting(
+                        GenerationStep::sequenceId, GenerationStep::step, GenerationStep::attempt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0L, 0, 1),
+                        org.assertj.core.groups.Tuple.tuple(0L, 0, 2),
+                        org.assertj.core.groups.Tuple.tuple(2L, 0, 0)); // the successor starts
+        h.setProcessingTime(3 * WATCHDOG + RETENTION);
+        assertThat(h.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void reissuesDoNotCountAsFailedAttempts_andAResultResetsTheCount() throws Exception {
+        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1, 1); // max-attempts 2, one re-issue
+        h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0);
+        h.setProcessingTime(WATCHDOG); // re-issue: attempt 1
+        h.processElement1(result(0, 0, 1, Outcome.FAIL, -1), WATCHDOG); // first ⊥ here
+        assertThat(h.extractOutputValues())
+                .extracting(GenerationStep::attempt)
+                .containsExactly(1, 2); // resampled, not FAIL_STOP
+        h.setProcessingTime(2 * WATCHDOG); // the result reset the count: one more re-issue
+        assertThat(h.extractOutputValues())
+                .extracting(GenerationStep::attempt)
+                .containsExactly(1, 2, 3);
+        assertThat(records()).isEmpty();
     }
 }

@@ -4,54 +4,94 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hotpate.stream.Fixtures.RUN;
 import static org.hotpate.stream.Fixtures.step;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.model.GenerationStep;
+import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The reducer with the deterministic TARGMAX_1 reference (no noise) so outcomes are exact. */
+/**
+ * The reducer: closing rules with the deterministic TARGMAX_1 reference (exact outcomes), the
+ * quorum, and replay-stable releases with a real DP mechanism (GNMax with secret-keyed noise).
+ */
 class StepReducerTest {
     private static final long DEADLINE = 1000;
     private static final long RETENTION = 5000;
+    private static final JobConfig.Mechanism TARGMAX =
+            new JobConfig.Mechanism("targmax", Map.of("threshold", 1.0));
     private KeyedTwoInputStreamOperatorTestHarness<String, Vote, GenerationStep, ReleaseCandidate>
             h;
 
-    @BeforeEach
-    void open() throws Exception {
-        StepReducer r =
-                new StepReducer(
-                        new StepReducer.Settings(
-                                "dist",
-                                3,
-                                10,
-                                DEADLINE,
-                                RETENTION,
-                                new JobConfig.Mechanism("targmax", Map.of("threshold", 1.0))));
+    private static StepReducer reducer(
+            JobConfig.Mechanism m, int teachers, int minTeachers, byte[] secret) {
+        return new StepReducer(
+                new StepReducer.Settings(
+                        "dist", teachers, 10, DEADLINE, RETENTION, m, minTeachers, secret));
+    }
+
+    private void open(int minTeachers) throws Exception {
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
-                        r, Vote::stepKey, GenerationStep::stepKey, Types.STRING);
+                        reducer(TARGMAX, 3, minTeachers, KeyedNoiseSource.newSecret()),
+                        Vote::stepKey,
+                        GenerationStep::stepKey,
+                        Types.STRING);
         h.setProcessingTime(0);
+    }
+
+    private static KeyedTwoInputStreamOperatorTestHarness<
+                    String, Vote, GenerationStep, ReleaseCandidate>
+            restored(StepReducer r, OperatorSubtaskState snap) throws Exception {
+        var harness =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        new KeyedCoProcessOperator<>(r),
+                        Vote::stepKey,
+                        GenerationStep::stepKey,
+                        Types.STRING);
+        harness.initializeState(snap);
+        harness.open();
+        return harness;
     }
 
     @AfterEach
     void close() throws Exception {
-        h.close();
+        if (h != null) {
+            h.close();
+        }
     }
 
     private static Vote vote(long teacher, int token) {
-        return new Vote(RUN, 0, 0, 0, teacher, token);
+        return vote(0, teacher, token);
+    }
+
+    private static Vote vote(int step, long teacher, int token) {
+        return new Vote(RUN, 0, step, 0, teacher, token);
+    }
+
+    private List<LedgerEntry> ledger() {
+        return h.getSideOutput(Tags.LEDGER) == null
+                ? List.of()
+                : h.getSideOutput(Tags.LEDGER).stream().map(StreamRecord::getValue).toList();
     }
 
     @Test
     void shouldCloseWhenAllTeachersVotedAndClearVotes() throws Exception {
+        open(1);
         h.processElement2(step(0, 0, 0), 0);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(1, 4), 0);
@@ -77,6 +117,7 @@ class StepReducerTest {
 
     @Test
     void shouldCloseAtTheDeadlineWithMissingTeachersAbstaining() throws Exception {
+        open(1);
         h.processElement2(step(0, 0, 0), 0);
         h.processElement1(vote(0, 7), 10);
         h.setProcessingTime(DEADLINE - 1);
@@ -93,7 +134,8 @@ class StepReducerTest {
     }
 
     @Test
-    void shouldFailAStepNobodyAnswered() throws Exception {
+    void withoutAQuorum_aStepNobodyAnsweredIsFail() throws Exception {
+        open(0);
         h.processElement2(step(0, 0, 0), 0);
         h.setProcessingTime(DEADLINE);
         assertThat(h.extractOutputValues())
@@ -101,8 +143,59 @@ class StepReducerTest {
                 .satisfies(c -> assertThat(c.token()).isEqualTo(-1));
     }
 
+    /**
+     * Fails on the code before the quorum: the reducer aggregated one vote of three (missing
+     * teachers as abstentions) and released — a teacher outage spent ε on such steps.
+     */
+    @Test
+    void belowTheQuorum_theStepIsAbandoned_notAggregated_andLateVotesNeverRelease()
+            throws Exception {
+        open(2); // ceil(3/2)
+        h.processElement2(step(0, 0, 0), 0);
+        h.processElement1(vote(0, 7), 10);
+        h.setProcessingTime(DEADLINE);
+        assertThat(h.extractOutputValues())
+                .as("no candidate: nothing released or charged")
+                .isEmpty();
+        assertThat(ledger())
+                .singleElement()
+                .satisfies(
+                        e -> {
+                            assertThat(e.kind()).isEqualTo(LedgerEntry.ABANDONED);
+                            assertThat(e.votesCast()).isEqualTo(1);
+                            assertThat(e.step()).isZero();
+                        });
+        h.processElement1(vote(1, 7), DEADLINE + 1); // the teachers come back: too late
+        h.processElement1(vote(2, 7), DEADLINE + 2);
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(h.getSideOutput(Tags.REJECTED))
+                .extracting(r -> r.getValue().reason())
+                .containsExactly(Rejected.LATE_VOTE, Rejected.LATE_VOTE);
+        h.setProcessingTime(DEADLINE + RETENTION);
+        assertThat(h.numKeyedStateEntries()).isZero();
+        assertThat(h.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void atTheQuorum_theStepIsAggregated() throws Exception {
+        open(2);
+        h.processElement2(step(0, 0, 0), 0);
+        h.processElement1(vote(0, 7), 10);
+        h.processElement1(vote(1, 7), 20);
+        h.setProcessingTime(DEADLINE + 20);
+        assertThat(h.extractOutputValues())
+                .singleElement()
+                .satisfies(
+                        c -> {
+                            assertThat(c.token()).isEqualTo(7);
+                            assertThat(c.votesCast()).isEqualTo(2);
+                        });
+        assertThat(ledger()).isEmpty();
+    }
+
     @Test
     void shouldNeverReleaseAStepTwice() throws Exception {
+        open(1);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(1, 4), 0);
         h.processElement1(vote(2, 4), 0);
@@ -117,6 +210,7 @@ class StepReducerTest {
 
     @Test
     void shouldRejectASecondVoteOfATeacherInAnOpenStep() throws Exception {
+        open(1);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(0, 5), 0);
         assertThat(h.getSideOutput(Tags.REJECTED))
@@ -126,5 +220,66 @@ class StepReducerTest {
         assertThat(h.extractOutputValues())
                 .singleElement()
                 .satisfies(c -> assertThat(c.token()).isEqualTo(4));
+    }
+
+    /**
+     * Replay stability with real noise: for each of 20 steps, snapshot the reducer before the step
+     * closes, close it (release A), restore a new reducer from the snapshot — with a different
+     * secret in its job graph, as a resubmitted job would have — replay the same vote and close
+     * again (release B): A == B, at three noise levels. The noise is real: GNMax over |V| = 10 with
+     * σ up to 30 and counts ≤ 3 picks nearly uniform tokens, and the control (a reducer that did
+     * not restore the secret) differs on some step. Fails on the code before keyed noise, where a
+     * re-closed step drew fresh SecureRandom noise (B ≠ A for most steps at σ = 30).
+     */
+    @Test
+    void aStepReclosedAfterARestoreReleasesTheSameAnswer() throws Exception {
+        for (double sigma : new double[] {1, 5, 30}) {
+            JobConfig.Mechanism gnmax = new JobConfig.Mechanism("gnmax", Map.of("sigma", sigma));
+            byte[] secret = KeyedNoiseSource.newSecret();
+            List<Integer> first = new ArrayList<>();
+            List<Integer> replayed = new ArrayList<>();
+            List<Integer> control = new ArrayList<>();
+            for (int s = 0; s < 20; s++) {
+                h =
+                        ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                                reducer(gnmax, 3, 1, secret),
+                                Vote::stepKey,
+                                GenerationStep::stepKey,
+                                Types.STRING);
+                h.processElement2(step(0, s, 0), 0);
+                h.processElement1(vote(s, 0, 1), 0);
+                h.processElement1(vote(s, 1, 2), 0);
+                OperatorSubtaskState snap = h.snapshot(1L, 0L);
+                h.processElement1(vote(s, 2, 2), 0); // closes: release A
+                first.add(h.extractOutputValues().get(0).token());
+                h.close();
+
+                h = restored(reducer(gnmax, 3, 1, KeyedNoiseSource.newSecret()), snap);
+                h.processElement1(vote(s, 2, 2), 0); // the same vote, replayed after the restore
+                replayed.add(h.extractOutputValues().get(0).token());
+                h.close();
+
+                // Control: the same votes under another secret (what a fresh draw would give).
+                h =
+                        ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                                reducer(gnmax, 3, 1, KeyedNoiseSource.newSecret()),
+                                Vote::stepKey,
+                                GenerationStep::stepKey,
+                                Types.STRING);
+                h.processElement1(vote(s, 0, 1), 0);
+                h.processElement1(vote(s, 1, 2), 0);
+                h.processElement1(vote(s, 2, 2), 0);
+                control.add(h.extractOutputValues().get(0).token());
+                h.close();
+                h = null;
+            }
+            assertThat(replayed).as("sigma " + sigma).isEqualTo(first);
+            if (sigma == 30) {
+                // Near-uniform over 10 tokens: 20 steps agreeing by chance has probability < 1e-15.
+                Set<Integer> distinct = new HashSet<>(first);
+                assertThat(distinct).as("noise varies across steps").hasSizeGreaterThan(1);
+                assertThat(control).as("another secret gives other answers").isNotEqualTo(first);
+            }
+        }
     }
 }

@@ -1,0 +1,219 @@
+package org.hotpate.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.KafkaIo;
+import org.hotpate.model.BudgetRecord;
+import org.hotpate.stream.Budgets;
+import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.KafkaClients;
+
+/**
+ * {@code ./hotpate ledger show}: the durable per-dataset budget ledger — per dataset, every run
+ * with its mechanism, releases and own ε, and the ε of all runs composed (RDP curves added order by
+ * order, converted at δ). Operator-only data: the ledger says how much each dataset has spent.
+ */
+public final class LedgerCommand implements Command {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    public String name() {
+        return "ledger";
+    }
+
+    @Override
+    public String summary() {
+        return "show the durable per-dataset privacy budget ledger (every run, composed ε)";
+    }
+
+    @Override
+    public String help() {
+        return """
+                usage: ./hotpate ledger show [--dataset ID] [--ledger-dir DIR | --bootstrap HOST:PORT [--topic T] | --spec SPEC.yaml] [--delta D] [--json]
+
+                Prints the durable budget ledger: per dataset, each run's mechanism, releases
+                and epsilon (at its own delta), and the epsilon of all runs composed (their RDP
+                curves added order by order, converted at --delta, default the smallest delta
+                of the dataset's runs). A run of a non-private mechanism makes the composed
+                epsilon infinite (shown as null / "none").
+
+                  --dataset ID       only this dataset (default: all)
+                  --ledger-dir DIR   a local ledger (budget.ledger: local; default ~/.hotpate/ledger)
+                  --bootstrap B      a Kafka ledger (budget.ledger: kafka), read read_committed
+                  --topic T          its topic (default hotpate.budget-ledger)
+                  --spec SPEC.yaml   take the ledger (mode, directory or bootstrap, topic, SASL
+                                     client settings) from a job spec; --dataset defaults to its
+                                     budget.dataset
+                  --delta D          convert the composed curve at this delta
+                  --json             one JSON object instead of the table
+                """;
+    }
+
+    @Override
+    public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        CliArgs a =
+                CliArgs.parse(
+                        args,
+                        Set.of("dataset", "ledger-dir", "bootstrap", "topic", "spec", "delta"),
+                        Set.of("json"));
+        List<String> pos = a.positional();
+        if (pos.size() != 1 || !pos.get(0).equals("show")) {
+            throw new UsageException("expected the sub-command 'show' (see --help)");
+        }
+        if (a.has("spec") && (a.has("ledger-dir") || a.has("bootstrap"))) {
+            throw new UsageException("give --spec, or --ledger-dir / --bootstrap, not both");
+        }
+        if (a.has("ledger-dir") && a.has("bootstrap")) {
+            throw new UsageException("give --ledger-dir or --bootstrap, not both");
+        }
+        String dataset = a.string("dataset", null);
+        List<BudgetRecord> records;
+        String where;
+        if (a.has("spec")) {
+            JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
+            dataset = dataset == null ? cfg.datasetId() : dataset;
+            if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+                where = "local " + cfg.ledgerDir();
+                records = BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset);
+            } else {
+                if (cfg.kafka().embedded()) {
+                    throw new UsageException(
+                            "the spec's ledger is on Kafka but kafka.mode is embedded");
+                }
+                String topic = cfg.kafka().topics().budgetLedger();
+                where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
+                Properties client;
+                try {
+                    client = KafkaClients.job(cfg, cfg.kafka().bootstrap(), KafkaClients.ENV);
+                } catch (JobSpec.SpecException e) {
+                    throw new UsageException(e.getMessage());
+                }
+                records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
+            }
+        } else if (a.has("bootstrap")) {
+            String topic = a.string("topic", "hotpate.budget-ledger");
+            where = "kafka " + a.string("bootstrap", null) + " " + topic;
+            records =
+                    BudgetLedgerIo.readTopic(
+                            KafkaIo.clientProperties(a.string("bootstrap", null), new Properties()),
+                            topic,
+                            Duration.ofSeconds(60));
+        } else {
+            Path dir =
+                    Path.of(
+                            a.string(
+                                    "ledger-dir",
+                                    System.getProperty("user.home") + "/.hotpate/ledger"));
+            where = "local " + dir.toAbsolutePath();
+            records = BudgetLedgerIo.readLocal(dir, dataset);
+        }
+        String only = dataset;
+        Map<String, List<BudgetRecord>> byDataset =
+                records.stream()
+                        .filter(r -> only == null || r.dataset().equals(only))
+                        .collect(
+                                Collectors.groupingBy(
+                                        BudgetRecord::dataset, TreeMap::new, Collectors.toList()));
+        Double delta = a.has("delta") ? a.doubleValue("delta", null) : null;
+        if (delta != null && !(delta > 0 && delta < 1)) {
+            throw new UsageException("--delta must be in (0, 1); got " + delta);
+        }
+        ObjectNode report = report(where, byDataset, delta);
+        if (a.flag("json")) {
+            out.println(JSON.writeValueAsString(report));
+        } else {
+            out.print(table(report));
+        }
+        return 0;
+    }
+
+    static ObjectNode report(String where, Map<String, List<BudgetRecord>> byDataset, Double at) {
+        ObjectNode r = JSON.createObjectNode();
+        r.put("ledger", where);
+        ArrayNode datasets = r.putArray("datasets");
+        for (Map.Entry<String, List<BudgetRecord>> e : byDataset.entrySet()) {
+            List<BudgetRecord> runs =
+                    e.getValue().stream()
+                            .sorted((x, y) -> Long.compare(x.updatedAtMs(), y.updatedAtMs()))
+                            .toList();
+            double delta =
+                    at != null
+                            ? at
+                            : runs.stream().mapToDouble(BudgetRecord::delta).min().orElse(1e-6);
+            ObjectNode d = datasets.addObject();
+            d.put("dataset", e.getKey());
+            ArrayNode arr = d.putArray("runs");
+            for (BudgetRecord b : runs) {
+                ObjectNode o = arr.addObject();
+                o.put("runId", b.runId());
+                o.put("mechanism", b.mechanism());
+                o.put("private", b.differentiallyPrivate());
+                o.put("releases", b.releases());
+                number(o, "epsilon", b.differentiallyPrivate() ? b.epsilon() : Double.NaN);
+                o.put("delta", b.delta());
+                o.put("updatedAtMs", b.updatedAtMs());
+            }
+            d.put("runCount", runs.size());
+            number(d, "epsilon", Budgets.epsilon(Budgets.compose(e.getKey(), runs, null), delta));
+            d.put("delta", delta);
+        }
+        return r;
+    }
+
+    private static void number(ObjectNode o, String key, double v) {
+        if (Double.isFinite(v)) {
+            o.put(key, v);
+        } else {
+            o.putNull(key);
+        }
+    }
+
+    private static String table(ObjectNode report) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("budget ledger: ").append(report.get("ledger").asText()).append('\n');
+        if (report.get("datasets").isEmpty()) {
+            sb.append("  (no runs)\n");
+        }
+        for (var d : report.get("datasets")) {
+            sb.append("\ndataset ").append(d.get("dataset").asText()).append('\n');
+            sb.append(
+                    String.format(
+                            "  %-44s %-24s %-7s %9s %10s %9s%n",
+                            "run", "mechanism", "private", "releases", "epsilon", "delta"));
+            for (var o : d.get("runs")) {
+                sb.append(
+                        String.format(
+                                "  %-44s %-24s %-7s %9d %10s %9s%n",
+                                o.get("runId").asText(),
+                                o.get("mechanism").asText(),
+                                o.get("private").asBoolean() ? "yes" : "NO",
+                                o.get("releases").asLong(),
+                                fmt(o.get("epsilon")),
+                                o.get("delta").asText()));
+            }
+            sb.append(
+                    String.format(
+                            "  all %d run(s) composed: epsilon %s at delta %s%n",
+                            d.get("runCount").asInt(),
+                            fmt(d.get("epsilon")),
+                            d.get("delta").asText()));
+        }
+        return sb.toString();
+    }
+
+    private static String fmt(com.fasterxml.jackson.databind.JsonNode n) {
+        return n == null || n.isNull() ? "none" : String.format("%.4f", n.asDouble());
+    }
+}

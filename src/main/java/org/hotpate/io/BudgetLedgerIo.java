@@ -1,0 +1,351 @@
+package org.hotpate.io;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.hotpate.model.BudgetRecord;
+
+/**
+ * Storage of the durable per-dataset budget ledger ({@link BudgetRecord}s, one per run).
+ *
+ * <p><b>Local</b> ({@code budget.ledger: local}): one JSON file per run, {@code
+ * <dir>/<dataset>/runs/<runId>.json}. A write merges with what the file holds (the larger value
+ * order by order, {@link BudgetRecord#max}), writes a temporary file, forces it to disk, renames it
+ * over the old one atomically and forces the directory — so the file never holds less than a
+ * version written before, and a crash leaves either the old or the new version. Format (version 1):
+ * {@code {"version":1,"kind":"run","dataset":…,"runId":…,"differentiallyPrivate":…,"mechanism":…,
+ * "orders":[…],"rdp":[…],"approxDelta":…,"delta":…,"releases":…,"answered":…,"epsilon":…|null,
+ * "updatedAtMs":…}} ({@code epsilon} null when infinite). {@code <dir>/<dataset>/teachers/} is
+ * reserved for per-teacher spending.
+ *
+ * <p><b>Kafka</b> ({@code budget.ledger: kafka}): the compacted topic {@code
+ * kafka.topics.budget-ledger}, key {@code <dataset>/run/<runId>}, value a {@code
+ * BudgetLedgerRecord} (Avro); {@link #readTopic} reads it to its end as a read_committed consumer
+ * and keeps the largest version per key.
+ *
+ * <p>Readers fail closed: an entry they cannot read stops them (an unreadable entry would otherwise
+ * make a dataset look less spent than it is).
+ */
+public final class BudgetLedgerIo {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int FORMAT_VERSION = 1;
+
+    private BudgetLedgerIo() {}
+
+    /** {@code <dir>/<dataset>/runs/<runId>.json}. */
+    public static Path runFile(Path dir, String dataset, String runId) {
+        return dir.resolve(dataset).resolve("runs").resolve(runId + ".json");
+    }
+
+    /**
+     * Writes a run's entry, merged with the version already on disk (never lower); returns what the
+     * file now holds. Durable when it returns (fsync of the file and the directory).
+     */
+    public static synchronized BudgetRecord writeLocal(Path dir, BudgetRecord r)
+            throws IOException {
+        Path file = runFile(dir, r.dataset(), r.runId());
+        Files.createDirectories(file.getParent());
+        BudgetRecord merged = r;
+        if (Files.exists(file)) {
+            merged = read(file).max(r);
+        }
+        byte[] bytes = toJson(merged).getBytes(StandardCharsets.UTF_8);
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (FileChannel ch =
+                FileChannel.open(
+                        tmp,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel d = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Directories cannot be opened for sync on every platform; the rename is still atomic.
+        }
+        return merged;
+    }
+
+    /** Every run entry under {@code dir} ({@code dataset} null: all datasets). */
+    public static List<BudgetRecord> readLocal(Path dir, String dataset) throws IOException {
+        List<BudgetRecord> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        List<Path> datasets = new ArrayList<>();
+        if (dataset != null) {
+            datasets.add(dir.resolve(dataset));
+        } else {
+            try (Stream<Path> s = Files.list(dir)) {
+                s.filter(Files::isDirectory).sorted().forEach(datasets::add);
+            }
+        }
+        for (Path d : datasets) {
+            Path runs = d.resolve("runs");
+            if (!Files.isDirectory(runs)) {
+                continue;
+            }
+            try (Stream<Path> s = Files.list(runs)) {
+                for (Path f : s.sorted().toList()) {
+                    if (f.getFileName().toString().endsWith(".json")) {
+                        out.add(read(f));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static BudgetRecord read(Path file) throws IOException {
+        try {
+            return fromJson(Files.readString(file));
+        } catch (IOException | RuntimeException e) {
+            throw new IOException(
+                    "unreadable budget ledger file "
+                            + file
+                            + " (the ledger fails closed: fix or restore it): "
+                            + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** A run's entry as the local ledger's JSON. */
+    public static String toJson(BudgetRecord r) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("version", FORMAT_VERSION);
+        o.put("kind", BudgetRecord.RUN);
+        o.put("dataset", r.dataset());
+        o.put("runId", r.runId());
+        o.put("differentiallyPrivate", r.differentiallyPrivate());
+        o.put("mechanism", r.mechanism());
+        ArrayNode orders = o.putArray("orders");
+        for (double v : r.orders()) {
+            orders.add(v);
+        }
+        ArrayNode rdp = o.putArray("rdp");
+        for (double v : r.rdp()) {
+            rdp.add(v);
+        }
+        o.put("approxDelta", r.approxDelta());
+        o.put("delta", r.delta());
+        o.put("releases", r.releases());
+        o.put("answered", r.answered());
+        if (Double.isFinite(r.epsilon())) {
+            o.put("epsilon", r.epsilon());
+        } else {
+            o.putNull("epsilon");
+        }
+        o.put("updatedAtMs", r.updatedAtMs());
+        ArrayNode plan = o.putArray("datasetPlan");
+        for (double v : r.datasetPlan()) {
+            plan.add(v);
+        }
+        return o.toString();
+    }
+
+    /** Parses {@link #toJson}; throws IllegalArgumentException on anything else. */
+    public static BudgetRecord fromJson(String json) throws IOException {
+        JsonNode o = JSON.readTree(json);
+        if (o == null || o.path("version").asInt(-1) != FORMAT_VERSION) {
+            throw new IllegalArgumentException("not a version-1 budget ledger entry");
+        }
+        if (!BudgetRecord.RUN.equals(o.path("kind").asText())) {
+            throw new IllegalArgumentException("not a run entry: kind " + o.path("kind"));
+        }
+        return new BudgetRecord(
+                required(o, "dataset").asText(),
+                required(o, "runId").asText(),
+                required(o, "differentiallyPrivate").asBoolean(),
+                o.path("mechanism").asText(""),
+                doubles(required(o, "orders")),
+                doubles(required(o, "rdp")),
+                required(o, "approxDelta").asDouble(),
+                required(o, "delta").asDouble(),
+                required(o, "releases").asLong(),
+                o.path("answered").asLong(0),
+                o.path("epsilon").isNull()
+                        ? Double.POSITIVE_INFINITY
+                        : required(o, "epsilon").asDouble(),
+                o.path("updatedAtMs").asLong(0),
+                o.has("datasetPlan") ? doubles(o.get("datasetPlan")) : new double[0]);
+    }
+
+    private static JsonNode required(JsonNode o, String field) {
+        JsonNode n = o.get(field);
+        if (n == null) {
+            throw new IllegalArgumentException("missing field " + field);
+        }
+        return n;
+    }
+
+    private static double[] doubles(JsonNode arr) {
+        if (!arr.isArray()) {
+            throw new IllegalArgumentException("expected an array; got " + arr);
+        }
+        double[] d = new double[arr.size()];
+        for (int i = 0; i < d.length; i++) {
+            if (!arr.get(i).isNumber()) {
+                throw new IllegalArgumentException("expected numbers; got " + arr.get(i));
+            }
+            d[i] = arr.get(i).asDouble();
+        }
+        return d;
+    }
+
+    /**
+     * Reads the compacted ledger topic from its beginning to its end (read_committed: the last
+     * stable offset) and returns the largest version of every run entry.
+     */
+    public static List<BudgetRecord> readTopic(
+            Properties clientProperties, String topic, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        Map<String, BudgetRecord> latest = new LinkedHashMap<>();
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                return List.of();
+            }
+            List<TopicPartition> parts = new ArrayList<>();
+            infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
+            while (!reached(c, end)) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(
+                            "timed out reading the budget ledger topic " + topic);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null) {
+                        continue; // a tombstone: an operator removed the entry on purpose
+                    }
+                    BudgetRecord b;
+                    try {
+                        var decoded = AvroWire.decodeBudgetRecord(r.value());
+                        if (decoded.isEmpty()) {
+                            continue; // reserved kinds (per-teacher entries)
+                        }
+                        b = decoded.get();
+                    } catch (AvroWire.UndecodableException e) {
+                        throw new IllegalStateException(
+                                "unreadable entry in the budget ledger topic "
+                                        + topic
+                                        + " at "
+                                        + r.partition()
+                                        + "/"
+                                        + r.offset()
+                                        + " (the ledger fails closed): "
+                                        + e.getMessage(),
+                                e);
+                    }
+                    latest.merge(b.key(), b, BudgetRecord::max);
+                }
+            }
+        }
+        return new ArrayList<>(latest.values());
+    }
+
+    private static boolean reached(KafkaConsumer<?, ?> c, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (c.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * An exclusive lock on a dataset's local ledger directory for the life of a run, so two runs on
+     * one machine cannot both compose with the same prior and together pass the dataset's budget.
+     */
+    public static final class DatasetLock implements AutoCloseable {
+        private final FileChannel channel;
+        private final FileLock lock;
+
+        private DatasetLock(FileChannel channel, FileLock lock) {
+            this.channel = channel;
+            this.lock = lock;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                lock.release();
+            } finally {
+                channel.close();
+            }
+        }
+    }
+
+    /** Locks {@code <dir>/<dataset>}; throws IllegalStateException when another run holds it. */
+    public static DatasetLock lockLocal(Path dir, String dataset) throws IOException {
+        Path d = dir.resolve(dataset);
+        Files.createDirectories(d);
+        FileChannel ch =
+                FileChannel.open(
+                        d.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = ch.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            ch.close();
+            throw new IllegalStateException(
+                    "dataset "
+                            + dataset
+                            + " is in use by another run (lock "
+                            + d.resolve(".lock")
+                            + ")");
+        }
+        return new DatasetLock(ch, lock);
+    }
+
+    /** The largest version per run of {@code records}. */
+    public static List<BudgetRecord> latest(Collection<BudgetRecord> records) {
+        Map<String, BudgetRecord> m = new LinkedHashMap<>();
+        for (BudgetRecord r : records) {
+            m.merge(r.key(), r, BudgetRecord::max);
+        }
+        return new ArrayList<>(m.values());
+    }
+}

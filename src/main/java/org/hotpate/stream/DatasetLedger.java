@@ -1,0 +1,143 @@
+package org.hotpate.stream;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.KafkaIo;
+import org.hotpate.model.BudgetRecord;
+
+/**
+ * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
+ * every earlier run's curve on the run's dataset, composes them into the {@link Budgets.Prior} the
+ * job starts from, refuses a run that starts with no room left, and reads the ledger again at the
+ * end for the summary's {@code dataset_epsilon}.
+ *
+ * <p>Local mode holds an exclusive lock on the dataset's directory for the life of the run, so two
+ * runs on one machine cannot compose with the same prior concurrently. Kafka mode creates the
+ * compacted topic when missing; concurrent runs on one dataset in Kafka mode are not serialized
+ * (docs/privacy-accounting.md, "Durable budget ledger").
+ */
+public final class DatasetLedger implements AutoCloseable {
+    /** A run that cannot start because its dataset's budget is spent. */
+    public static final class NoBudgetLeftException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public NoBudgetLeftException(String message) {
+            super(message);
+        }
+    }
+
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final JobConfig cfg;
+    private final Properties client; // null in local mode
+    private final BudgetLedgerIo.DatasetLock lock; // null in kafka mode
+
+    private DatasetLedger(JobConfig cfg, Properties client, BudgetLedgerIo.DatasetLock lock) {
+        this.cfg = cfg;
+        this.client = client;
+        this.lock = lock;
+    }
+
+    /**
+     * Opens the ledger of {@code cfg}'s dataset: locks it (local) or creates the compacted topic
+     * (kafka; {@code client} = the job principal's client properties).
+     */
+    public static DatasetLedger open(JobConfig cfg, Properties client) {
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            try {
+                return new DatasetLedger(
+                        cfg, null, BudgetLedgerIo.lockLocal(cfg.ledgerDir(), cfg.datasetId()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "cannot open the budget ledger in " + cfg.ledgerDir(), e);
+            }
+        }
+        String topic = cfg.kafka().topics().budgetLedger();
+        KafkaIo.createTopics(
+                client,
+                List.of(topic),
+                cfg.kafka().partitions(),
+                Map.of(topic, Map.of("cleanup.policy", "compact")));
+        return new DatasetLedger(cfg, client, null);
+    }
+
+    /** Every run entry of the dataset (the largest version of each). */
+    public List<BudgetRecord> records() {
+        List<BudgetRecord> all;
+        if (client == null) {
+            try {
+                all = BudgetLedgerIo.readLocal(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            all =
+                    BudgetLedgerIo.readTopic(
+                            client, cfg.kafka().topics().budgetLedger(), READ_TIMEOUT);
+        }
+        return all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList();
+    }
+
+    /** The composition of the dataset's runs other than {@code runId}. */
+    public Budgets.Prior prior(String runId) {
+        return Budgets.compose(cfg.datasetId(), records(), runId);
+    }
+
+    /**
+     * Throws {@link NoBudgetLeftException}, naming the dataset, when {@code prior} leaves no room
+     * for this run: the earlier runs composed with this run spending its whole budget on worst-case
+     * releases would pass {@code budget.dataset-epsilon} ({@link Budgets#hasRoom}).
+     */
+    public void requireRoom(Budgets.Prior prior) {
+        if (Double.isInfinite(cfg.budget().datasetEpsilon())) {
+            return;
+        }
+        PrivacyEvent worst = Budgets.worstCaseEvent(cfg);
+        if (Budgets.hasRoom(prior, cfg.budget(), worst)) {
+            return;
+        }
+        double delta = cfg.budget().delta();
+        throw new NoBudgetLeftException(
+                "dataset '"
+                        + cfg.datasetId()
+                        + "' has no room for this run: "
+                        + (prior.nonPrivate()
+                                ? "a non-private run used it"
+                                : String.format(
+                                        "%d earlier run(s) spent epsilon %.4f (delta %s), and this"
+                                                + " run's budget.epsilon %s would take the dataset"
+                                                + " to %.4f > budget.dataset-epsilon %s",
+                                        prior.runs(),
+                                        Budgets.epsilon(prior, delta),
+                                        delta,
+                                        cfg.budget().epsilon(),
+                                        Budgets.epsilonWithFullRun(prior, cfg.budget(), worst),
+                                        cfg.budget().datasetEpsilon()))
+                        + " (see ./hotpate ledger show --dataset "
+                        + cfg.datasetId()
+                        + ")");
+    }
+
+    /** The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run). */
+    public double datasetEpsilon() {
+        return Budgets.epsilon(
+                Budgets.compose(cfg.datasetId(), records(), null), cfg.budget().delta());
+    }
+
+    @Override
+    public void close() {
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException ignored) {
+                // the lock goes with the process anyway
+            }
+        }
+    }
+}

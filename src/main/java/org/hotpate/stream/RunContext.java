@@ -1,0 +1,36 @@
+package org.hotpate.stream;
+
+import java.io.Serializable;
+import org.hotpate.core.noise.KeyedNoiseSource;
+
+/**
+ * What the driver hands a run's job besides its config: the secret that keys the run's DP noise (32
+ * bytes from SecureRandom, drawn once per run) and the composition of every earlier run on the
+ * run's dataset (from the durable budget ledger). Both travel in the job graph; the secret is also
+ * kept in the reducer's operator state. Job graph and checkpoints are therefore operator-only
+ * (docs/threat-model.md). {@link #toString()} never prints the secret.
+ */
+public record RunContext(byte[] noiseSecret, Budgets.Prior prior) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    public RunContext {
+        if (noiseSecret == null || noiseSecret.length != KeyedNoiseSource.SECRET_BYTES) {
+            throw new IllegalArgumentException("the noise secret must be 32 bytes");
+        }
+    }
+
+    /** A fresh secret and no earlier runs (tests; a dataset seen for the first time). */
+    public static RunContext fresh(JobConfig cfg) {
+        return new RunContext(KeyedNoiseSource.newSecret(), Budgets.Prior.empty(cfg.datasetId()));
+    }
+
+    /** A fresh secret with the given prior. */
+    public static RunContext of(Budgets.Prior prior) {
+        return new RunContext(KeyedNoiseSource.newSecret(), prior);
+    }
+
+    @Override
+    public String toString() {
+        return "RunContext[dataset=" + prior.dataset() + ", earlierRuns=" + prior.runs() + "]";
+    }
+}

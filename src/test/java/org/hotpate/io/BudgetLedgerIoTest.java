@@ -1,0 +1,94 @@
+package org.hotpate.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.hotpate.model.BudgetRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The local budget ledger: never lowered, JSON round trip, fail closed, one run per dataset. */
+class BudgetLedgerIoTest {
+    @TempDir Path dir;
+
+    private static BudgetRecord rec(String run, double a, double b, long releases, long at) {
+        return new BudgetRecord(
+                "D",
+                run,
+                true,
+                "gnmax",
+                new double[] {2, 8},
+                new double[] {a, b},
+                0,
+                1e-6,
+                releases,
+                releases,
+                a + b,
+                at,
+                new double[0]);
+    }
+
+    @Test
+    void aWriteNeverLowersWhatTheFileHolds() throws IOException {
+        BudgetLedgerIo.writeLocal(dir, rec("r1", 0.5, 2.0, 10, 1));
+        BudgetRecord after =
+                BudgetLedgerIo.writeLocal(dir, rec("r1", 0.3, 2.5, 6, 2)); // rolled back
+        assertThat(after.rdp()).containsExactly(0.5, 2.5);
+        assertThat(after.releases()).isEqualTo(10);
+        assertThat(BudgetLedgerIo.readLocal(dir, "D"))
+                .singleElement()
+                .usingRecursiveComparison()
+                .isEqualTo(after);
+        BudgetLedgerIo.writeLocal(dir, rec("r2", 0.1, 0.2, 1, 3));
+        assertThat(BudgetLedgerIo.readLocal(dir, null)).hasSize(2);
+        assertThat(BudgetLedgerIo.readLocal(dir, "other")).isEmpty();
+        try (var files = Files.list(BudgetLedgerIo.runFile(dir, "D", "r1").getParent())) {
+            assertThat(files).allMatch(f -> f.toString().endsWith(".json"));
+        }
+    }
+
+    @Test
+    void infiniteEpsilonRoundTripsAsNull() throws IOException {
+        BudgetRecord nonPrivate =
+                new BudgetRecord(
+                        "D",
+                        "t",
+                        false,
+                        "targmax",
+                        new double[] {2},
+                        new double[] {0},
+                        0,
+                        1e-6,
+                        4,
+                        4,
+                        Double.POSITIVE_INFINITY,
+                        1,
+                        new double[0]);
+        assertThat(BudgetLedgerIo.toJson(nonPrivate)).contains("\"epsilon\":null");
+        assertThat(BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(nonPrivate)).epsilon())
+                .isInfinite();
+    }
+
+    @Test
+    void anUnreadableEntryStopsTheReader() throws IOException {
+        BudgetLedgerIo.writeLocal(dir, rec("r1", 0.5, 2.0, 10, 1));
+        Files.writeString(BudgetLedgerIo.runFile(dir, "D", "r2"), "{\"version\": 1, \"kind\":");
+        assertThatThrownBy(() -> BudgetLedgerIo.readLocal(dir, "D"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("fails closed");
+    }
+
+    @Test
+    void aDatasetIsLockedForOneRunAtATime() throws IOException {
+        try (var lock = BudgetLedgerIo.lockLocal(dir, "D")) {
+            assertThatThrownBy(() -> BudgetLedgerIo.lockLocal(dir, "D"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("dataset D is in use");
+            BudgetLedgerIo.lockLocal(dir, "E").close(); // another dataset is free
+        }
+        BudgetLedgerIo.lockLocal(dir, "D").close(); // released
+    }
+}

@@ -1,0 +1,201 @@
+package org.hotpate.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Properties;
+import org.hotpate.cli.Main;
+import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.io.KafkaIo;
+import org.hotpate.model.BudgetRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The durable per-dataset budget, as a user would check it (issue 10): three runs of one Planet-Z
+ * spec with {@code budget: {epsilon: 2.0, delta: 1.0e-6, dataset: D, dataset-epsilon: 3.0}} — run
+ * 1's {@code dataset_epsilon} equals its {@code epsilon}, run 2's is larger and ≤ 3.0, run 3 exits
+ * 2 (no room) or releases nothing; the public summary names no retired or rejected teachers or
+ * records. Then the same across two runs with the ledger on a compacted Kafka topic. Real
+ * MiniCluster (parallelism 2, RocksDB) and a real in-JVM KRaft broker shared by the class.
+ *
+ * <p>Fails on the code before the durable ledger: every run started from zero (run 2's ε was again
+ * only its own) and there was no dataset_epsilon at all.
+ */
+class DatasetBudgetITCase {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EmbeddedKafka kafka;
+
+    @TempDir static Path ledgerDir;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        kafka.close();
+    }
+
+    static JobConfig spec(String name, String ledger) {
+        return JobSpec.parse(
+                """
+                name: %s
+                ensemble: {id: pz, teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
+                sampler: {type: coordinated, seed: 11}
+                mechanism: {name: confident-gnmax, params: {sigma1: 10, threshold: 6, sigma2: 10}}
+                budget: {epsilon: 2.0, delta: 1.0e-6, dataset: D, dataset-epsilon: 3.0, %s}
+                generation: {sequences: 12, concurrency: 6, max-steps: 4, max-attempts: 3, step-deadline-ms: 3000}
+                kafka:
+                  mode: external
+                  bootstrap: %s
+                  topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
+                           records: %s.records, ledger: %s.ledger, rejected: %s.rejected,
+                           budget-ledger: %s.budget-ledger}
+                flink: {parallelism: 2, checkpoint-interval-ms: 300}
+                output: {dir: target/it-out}
+                """
+                        .formatted(
+                                name,
+                                ledger,
+                                kafka.bootstrapServers(),
+                                name,
+                                name,
+                                name,
+                                name,
+                                name,
+                                name,
+                                name),
+                name);
+    }
+
+    private static ObjectNode run(JobConfig cfg) throws Exception {
+        try (RunSession run = RunSession.start(cfg, null)) {
+            assertThat(run.await(Duration.ofSeconds(120), null)).as("run completes").isTrue();
+            ObjectNode summary = run.finish();
+            HotPateJobITCase.assertConsistent(run, cfg);
+            assertPublicSummaryNamesNoOperatorData(
+                    JSON.readTree(run.outputDir().resolve("summary.json").toFile()));
+            assertThat(run.outputDir().resolve("operator.json")).exists();
+            return summary;
+        }
+    }
+
+    /** No key of the public summary mentions votes, retired or rejected teachers or records. */
+    static void assertPublicSummaryNamesNoOperatorData(JsonNode summary) {
+        String text = summary.toString().toLowerCase();
+        for (String word : List.of("retire", "reject", "vote", "distribution", "abandon")) {
+            assertThat(text).as("public summary mentions " + word).doesNotContain(word);
+        }
+        for (Iterator<String> it = summary.fieldNames(); it.hasNext(); ) {
+            String k = it.next().toLowerCase();
+            assertThat(k).doesNotContain("retired").doesNotContain("rejected");
+        }
+    }
+
+    @Test
+    void threeRunsOnOneDatasetComposeInTheLocalLedger() throws Exception {
+        String ledger = "ledger: local, ledger-dir: '" + ledgerDir + "'";
+        JobConfig cfg = spec("ds-local", ledger);
+        ObjectNode first = run(cfg);
+        double eps1 = first.get("epsilon").asDouble();
+        assertThat(first.get("private").asBoolean()).isTrue();
+        assertThat(first.get("dataset").asText()).isEqualTo("D");
+        assertThat(eps1).isPositive().isLessThanOrEqualTo(2.0);
+        assertThat(first.get("dataset_epsilon").asDouble()).isCloseTo(eps1, within(1e-9));
+
+        ObjectNode second = run(cfg);
+        double ds2 = second.get("dataset_epsilon").asDouble();
+        assertThat(ds2).isGreaterThan(eps1).isLessThanOrEqualTo(3.0);
+        assertThat(second.get("epsilon").asDouble()).isLessThanOrEqualTo(2.0);
+
+        // Run 3: the dataset cannot fund another run's budget — exit 2 before anything starts.
+        assertThatThrownBy(() -> RunSession.start(cfg, null))
+                .isInstanceOf(DatasetLedger.NoBudgetLeftException.class)
+                .hasMessageContaining("dataset 'D'");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Path specFile = Files.createDirectories(Path.of("target/it-out")).resolve("ds-local.yaml");
+        Files.writeString(specFile, specText(cfg, ledger));
+        int rc =
+                Main.execute(
+                        new String[] {"run", specFile.toString(), "--quiet"},
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(rc).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("dataset 'D'");
+
+        // The ledger: two runs, their composition is run 2's dataset_epsilon.
+        List<BudgetRecord> runs = BudgetLedgerIo.readLocal(ledgerDir, "D");
+        assertThat(runs).hasSize(2);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(
+                        Main.execute(
+                                new String[] {
+                                    "ledger",
+                                    "show",
+                                    "--ledger-dir",
+                                    ledgerDir.toString(),
+                                    "--dataset",
+                                    "D",
+                                    "--json"
+                                },
+                                new PrintStream(out, true, StandardCharsets.UTF_8),
+                                System.err))
+                .isZero();
+        JsonNode shown = JSON.readTree(out.toString(StandardCharsets.UTF_8)).get("datasets").get(0);
+        assertThat(shown.get("runCount").asInt()).isEqualTo(2);
+        assertThat(shown.get("epsilon").asDouble()).isCloseTo(ds2, within(1e-9));
+    }
+
+    /** The spec text that {@link #spec} parsed (for the CLI run). */
+    private static String specText(JobConfig cfg, String ledger) {
+        return """
+                name: %s
+                ensemble: {id: pz, teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
+                sampler: {type: coordinated, seed: 11}
+                mechanism: {name: confident-gnmax, params: {sigma1: 10, threshold: 6, sigma2: 10}}
+                budget: {epsilon: 2.0, delta: 1.0e-6, dataset: D, dataset-epsilon: 3.0, %s}
+                generation: {sequences: 12, concurrency: 6, max-steps: 4}
+                kafka: {mode: external, bootstrap: "%s"}
+                output: {dir: target/it-out}
+                """
+                .formatted(cfg.name(), ledger, kafka.bootstrapServers());
+    }
+
+    @Test
+    void twoRunsComposeThroughTheCompactedKafkaLedger() throws Exception {
+        JobConfig cfg = spec("ds-kafka", "ledger: kafka");
+        assertThat(cfg.ledgerMode()).isEqualTo(JobConfig.LedgerMode.KAFKA);
+        ObjectNode first = run(cfg);
+        ObjectNode second = run(cfg);
+        assertThat(first.get("dataset_epsilon").asDouble())
+                .isCloseTo(first.get("epsilon").asDouble(), within(1e-9));
+        assertThat(second.get("dataset_epsilon").asDouble())
+                .isGreaterThan(first.get("dataset_epsilon").asDouble())
+                .isLessThanOrEqualTo(3.0);
+        List<BudgetRecord> onTopic =
+                BudgetLedgerIo.readTopic(
+                        KafkaIo.clientProperties(kafka.bootstrapServers(), new Properties()),
+                        cfg.kafka().topics().budgetLedger(),
+                        Duration.ofSeconds(30));
+        assertThat(onTopic).hasSize(2).allMatch(r -> r.dataset().equals("D"));
+        assertThat(onTopic.stream().mapToLong(BudgetRecord::releases).sum())
+                .isEqualTo(first.get("releases").asLong() + second.get("releases").asLong());
+    }
+}
