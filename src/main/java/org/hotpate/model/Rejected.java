@@ -51,4 +51,19 @@ public record Rejected(
                 null,
                 System.currentTimeMillis());
     }
+
+    /** A rejection of a raw Kafka record (its topic, partition, offset and bytes). */
+    public static Rejected ofRaw(
+            RawRecord r, String reason, String detail, String runId, byte[] value) {
+        return new Rejected(
+                r.topic(),
+                reason,
+                detail,
+                runId,
+                -1,
+                r.partition(),
+                r.offset(),
+                value,
+                System.currentTimeMillis());
+    }
 }

@@ -39,16 +39,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
             rejected.inc();
             ctx.output(
                     Tags.REJECTED,
-                    new Rejected(
-                            r.topic(),
-                            Rejected.UNDECODABLE,
-                            e.getMessage(),
-                            null,
-                            -1,
-                            r.partition(),
-                            r.offset(),
-                            r.value(),
-                            System.currentTimeMillis()));
+                    Rejected.ofRaw(r, Rejected.UNDECODABLE, e.getMessage(), null, r.value()));
             return;
         }
         if (!runId.equals(d.runId())) {

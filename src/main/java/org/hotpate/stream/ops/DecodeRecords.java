@@ -86,17 +86,6 @@ public final class DecodeRecords extends ProcessFunction<RawRecord, TeacherRecor
 
     private void reject(Context ctx, RawRecord r, String reason, String detail, byte[] value) {
         rejected.inc();
-        ctx.output(
-                Tags.REJECTED,
-                new Rejected(
-                        r.topic(),
-                        reason,
-                        detail,
-                        runId,
-                        -1,
-                        r.partition(),
-                        r.offset(),
-                        value,
-                        System.currentTimeMillis()));
+        ctx.output(Tags.REJECTED, Rejected.ofRaw(r, reason, detail, runId, value));
     }
 }

@@ -110,17 +110,6 @@ public final class DecodeSteps extends ProcessFunction<RawRecord, GenerationStep
     private void reject(
             Context ctx, RawRecord r, String reason, String detail, String runId, byte[] value) {
         rejected.inc();
-        ctx.output(
-                Tags.REJECTED,
-                new Rejected(
-                        r.topic(),
-                        reason,
-                        detail,
-                        runId,
-                        -1,
-                        r.partition(),
-                        r.offset(),
-                        value,
-                        System.currentTimeMillis()));
+        ctx.output(Tags.REJECTED, Rejected.ofRaw(r, reason, detail, runId, value));
     }
 }
