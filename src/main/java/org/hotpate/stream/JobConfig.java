@@ -65,6 +65,12 @@ public record JobConfig(
                         + " for a homogeneous ensemble");
         checkNonPrivateMechanism(mechanism, budget);
         checkArgument(
+                ensemble.source() != TeacherSource.RECORDS || !kafka.security().sasl(),
+                "ensemble.source: records does not support kafka.security-protocol "
+                        + kafka.security().protocol()
+                        + " yet (the records loader's Kafka clients do not authenticate);"
+                        + " use PLAINTEXT, e.g. on a private network");
+        checkArgument(
                 generation.minTeachers() <= ensemble.teachers(),
                 "generation.min-teachers must be <= ensemble.teachers ("
                         + ensemble.teachers()

@@ -48,6 +48,19 @@ class SequenceTextTest {
         assertThat(c.records().topic()).isEqualTo("hotpate.private-records");
         assertThat(c.records().stop()).containsExactly("\n", "END");
         assertThat(c.records().teacher().order()).isEqualTo(3);
+        // the dataset of a records run is its topic, unless budget.dataset names it
+        assertThat(c.datasetId()).isEqualTo("records-hotpate.private-records");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "records: {file: "
+                                                + f
+                                                + "}\nensemble: {source: records, kind:"
+                                                + " heterogeneous}\nkafka: {security-protocol:"
+                                                + " SASL_PLAINTEXT, sasl: {username: job}}\n",
+                                        "x"))
+                .hasMessageContaining("ensemble.source: records")
+                .hasMessageContaining("SASL_PLAINTEXT");
         assertThat(c.ensemble().vocabularySize()).isEqualTo(100277);
         assertThat(c.generation().stepDeadlineMs()).isEqualTo(60_000);
         assertThat(JobSpec.parse("", "x").records().stop()).containsExactly("\n");
