@@ -235,12 +235,22 @@ public final class RecordsEvaluation {
             own.add(new RecordsCorpus.Rec(u, tok.decode(seq), seq, own.get(0).label()));
         }
 
+        // The public model (public text only) is every teacher's backoff below its empty context.
+        NgramModel publicModel =
+                o.publicFile() == null
+                        ? null
+                        : PublicModels.load(
+                                o.publicFile().toString(), o.fields().textField(), tok, o.order());
         // Teachers: one n-gram model per teaching user, label "" plus one per class.
         List<NgramModel> teachers = new ArrayList<>(n);
         for (String u : users) {
             NgramModel m =
                     new NgramModel(
-                            o.order(), vocab, tok.endOfText(), new InMemoryContextStore(), null);
+                            o.order(),
+                            vocab,
+                            tok.endOfText(),
+                            new InMemoryContextStore(),
+                            publicModel);
             for (RecordsCorpus.Rec r : byUser.get(u)) {
                 m.add("", r.tokens());
                 if (r.label() >= 0) {
@@ -249,11 +259,6 @@ public final class RecordsEvaluation {
             }
             teachers.add(m);
         }
-        NgramModel publicModel =
-                o.publicFile() == null
-                        ? null
-                        : PublicModels.load(
-                                o.publicFile().toString(), o.fields().textField(), tok, o.order());
         progress.printf(
                 Locale.ROOT,
                 "teachers built: %d n-gram teachers (order %d, %s); public model: %s; %.1f s%n",
@@ -518,11 +523,25 @@ public final class RecordsEvaluation {
                             return c.n();
                         }
 
+                        private int[] lastPrefix;
+                        private NgramDistributions.SharedBackoff shared;
+
                         @Override
                         public TeacherDistribution next(int teacher, int[] prefix) {
                             try {
+                                if (prefix != lastPrefix) { // one step asks every teacher
+                                    shared =
+                                            NgramDistributions.SharedBackoff.at(
+                                                    c.publicModel(), prefix, c.vocab());
+                                    lastPrefix = prefix;
+                                }
                                 NgramModel.Next x =
-                                        c.teachers().get(teacher).next(key, prefix, o.topK());
+                                        NgramDistributions.next(
+                                                c.teachers().get(teacher),
+                                                key,
+                                                prefix,
+                                                o.topK(),
+                                                shared);
                                 return TeacherDistribution.SparseProbabilities.ofNonZero(
                                         x.tokens(), x.probs());
                             } catch (Exception e) {
