@@ -65,8 +65,9 @@ import org.hotpate.teachers.text.Tokenizer;
  *   <li>Plants canaries (a public prefix + a random digit secret) as extra records of a few seeded
  *       teaching users.
  *   <li>Builds one Witten–Bell n-gram teacher per teaching user (its records only, per label too)
- *       with no backoff — the mass a teacher does not put on its own tokens abstains (PATE) or
- *       backs off to p0 (PMixED) — and a public model from {@code --public-file} only.
+ *       backing off to the public model built from {@code --public-file} only (uniform without
+ *       one); a teacher lists its top-K tokens; the unlisted mass abstains (PATE) or backs off to
+ *       p0 (PMixED).
  *   <li>Runs each method under its own {@link EnsembleBudgetFilter} planned for (ε, δ), which
  *       refuses the release that would exceed the budget: hot and cold PATE (Algorithm 2 = {@link
  *       HotPateHomogeneousMechanism}, σ calibrated so the planned number of steps fits), PMixED
