@@ -48,7 +48,7 @@ public final class EvaluateCommand implements Command {
     @Override
     public String help() {
         return """
-                usage: ./hotpate evaluate --workload planet-z|alpha-mixture|recorded [OPTIONS] --out DIR
+                usage: ./hotpate evaluate --workload planet-z|alpha-mixture|recorded|records [OPTIONS] --out DIR
 
                 Draws the ensemble r times with coordinated (hot PATE) and independent (cold PATE)
                 sampling and reports, per threshold T: coverage (fraction of votes in tokens with
@@ -65,6 +65,9 @@ public final class EvaluateCommand implements Command {
                                   alpha at --yield-threshold T (default ceil(N/e))
                   recorded        --distributions FILE... (JSONL of ./hotpate sample, one file per
                                   step; the top-level metrics average the steps)
+                """
+                + EvaluateRecords.HELP.indent(2)
+                + """
 
                 common options
                   --draws R             draws per sampler (default 100)
@@ -89,6 +92,9 @@ public final class EvaluateCommand implements Command {
 
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        if (EvaluateRecords.wanted(args)) {
+            return EvaluateRecords.run(args, out, err);
+        }
         CliArgs a =
                 CliArgs.parse(
                         args,
@@ -249,7 +255,7 @@ public final class EvaluateCommand implements Command {
             }
             default ->
                     throw new UsageException(
-                            "--workload must be one of planet-z, alpha-mixture, recorded; got '"
+                            "--workload must be one of planet-z, alpha-mixture, recorded, records; got '"
                                     + workload
                                     + "'");
         }
