@@ -442,10 +442,12 @@ public final class RecordsEvaluation {
         double sigma =
                 o.pateSigma() != null
                         ? o.pateSigma()
-                        : calibrateSigma(
-                                o.budget(),
-                                c.plannedSteps(),
-                                s -> hotPate(s, c.vocab(), c.n()).worstCaseEvent());
+                        : Math.min(
+                                calibrateSigma(
+                                        o.budget(),
+                                        c.plannedSteps(),
+                                        s -> hotPate(s, c.vocab(), c.n()).worstCaseEvent()),
+                                maxUsefulSigma(c.vocab(), c.n()));
         HotPateHomogeneousMechanism mech = hotPate(sigma, c.vocab(), c.n());
         TextGenerationMethod m =
                 method.equals(PateTextGeneration.HOT)
@@ -457,6 +459,20 @@ public final class RecordsEvaluation {
         d.put("threshold", round(c.n() / 2.0 + mech.errorBound()));
         return generate(m, c, d);
     }
+
+    /**
+     * The largest σ whose threshold n/2 + L stays at {@link #MAX_THRESHOLD_SHARE}·n: above it a
+     * step needs near-unanimity and (with few teachers) can never release, so spending fewer, more
+     * useful steps — the budget filter then stops the run early — is the better default.
+     */
+    static double maxUsefulSigma(int vocab, int n) {
+        double perSigma =
+                HotPateHomogeneousMechanism.errorBound(
+                        1.0, vocab, HotPateHomogeneousMechanism.DEFAULT_BETA_FAIL);
+        return (MAX_THRESHOLD_SHARE - 0.5) * n / perSigma;
+    }
+
+    static final double MAX_THRESHOLD_SHARE = 0.8;
 
     private static HotPateHomogeneousMechanism hotPate(double sigma, int vocab, int n) {
         return new HotPateHomogeneousMechanism(
