@@ -15,6 +15,7 @@ public final class Main {
                 new PrivacyCommand(),
                 new EvaluateCommand(),
                 new TeachersCommand(),
+                new ClusterCommand(),
                 new BenchCommand());
     }
 

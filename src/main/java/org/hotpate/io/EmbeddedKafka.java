@@ -62,23 +62,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             try (var w = Files.newBufferedWriter(propsFile)) {
                 p.store(w, "hotpate embedded broker");
             }
-            ByteArrayOutputStream buf = new ByteArrayOutputStream();
-            int rc =
-                    StorageTool.execute(
-                            new String[] {
-                                "format",
-                                "-t",
-                                Uuid.randomUuid().toString(),
-                                "-c",
-                                propsFile.toString(),
-                                "--ignore-formatted"
-                            },
-                            new PrintStream(buf, true, StandardCharsets.UTF_8));
-            if (rc != 0) {
-                throw new IllegalStateException(
-                        "formatting the embedded Kafka log dir failed: "
-                                + buf.toString(StandardCharsets.UTF_8));
-            }
+            formatStorage(propsFile);
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM);
             server.startup();
             EmbeddedKafka k = new EmbeddedKafka(logDir, deleteOnClose, port, server);
@@ -89,7 +73,34 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    static Properties brokerProperties(Path logDir, int port, int controllerPort) {
+    /**
+     * Formats the KRaft storage named by a {@code server.properties} file with a fresh cluster id
+     * (Kafka's own {@code StorageTool format}); a directory already formatted is kept as it is.
+     */
+    public static void formatStorage(Path propsFile) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int rc =
+                StorageTool.execute(
+                        new String[] {
+                            "format",
+                            "-t",
+                            Uuid.randomUuid().toString(),
+                            "-c",
+                            propsFile.toString(),
+                            "--ignore-formatted"
+                        },
+                        new PrintStream(buf, true, StandardCharsets.UTF_8));
+        if (rc != 0) {
+            throw new IllegalStateException(
+                    "formatting the Kafka log dir failed: " + buf.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * The settings of a single combined KRaft node on loopback (BUILD-NOTES.md), its log under
+     * {@code logDir/data}; also the broker process of {@code ./hotpate cluster start}.
+     */
+    public static Properties brokerProperties(Path logDir, int port, int controllerPort) {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");

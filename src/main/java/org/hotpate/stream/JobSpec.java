@@ -259,14 +259,24 @@ public final class JobSpec {
                     Key.of(
                             "flink.jar",
                             Type.STRING,
-                            "target/hotpate-0.1.0-SNAPSHOT-all.jar",
-                            "The job jar shipped to a remote cluster."),
+                            "target/hotpate-0.1.0-SNAPSHOT-cluster.jar",
+                            "The job jar shipped to a remote cluster: the slim cluster jar (Flink itself is the cluster's)."),
                     Key.of("flink.parallelism", Type.INT, 2, "Job parallelism."),
                     Key.of(
                             "flink.checkpoint-interval-ms",
                             Type.LONG,
                             1000L,
                             "Checkpoint interval; exactly-once output becomes visible at each checkpoint."),
+                    Key.of(
+                            "flink.max-parallelism",
+                            Type.INT,
+                            128,
+                            "Max parallelism (key groups) of the job: the largest parallelism a checkpoint or savepoint of it can be restored at."),
+                    Key.of(
+                            "flink.metrics-port",
+                            Type.INT,
+                            0,
+                            "Prometheus reporter port of the embedded MiniCluster (0 = off); on a cluster the cluster's reporter configuration applies."),
                     Key.of(
                             "flink.state-dir",
                             Type.STRING,
@@ -364,7 +374,9 @@ public final class JobSpec {
                             v.str("flink.jar"),
                             v.i("flink.parallelism"),
                             v.l("flink.checkpoint-interval-ms"),
-                            v.str("flink.state-dir")),
+                            v.str("flink.state-dir"),
+                            v.i("flink.max-parallelism"),
+                            v.i("flink.metrics-port")),
                     new JobConfig.Output(v.str("output.dir"), v.l("output.timeout-s")));
         } catch (IllegalArgumentException e) {
             throw new SpecException(e.getMessage());

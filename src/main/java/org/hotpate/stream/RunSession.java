@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -64,6 +65,9 @@ public final class RunSession implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrap;
     private final long startMs;
+    private final Resume resume;
+    private volatile boolean stopRequested;
+    private boolean closed;
     private TeacherWorker worker;
     private Thread workerThread;
     private JobClient job;
@@ -78,13 +82,22 @@ public final class RunSession implements AutoCloseable {
     private final List<Rejected> rejected = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
 
-    private RunSession(JobConfig cfg, String runId, EmbeddedKafka kafka, String bootstrap) {
+    private RunSession(
+            JobConfig cfg, String runId, EmbeddedKafka kafka, String bootstrap, Resume resume) {
         this.cfg = cfg;
         this.runId = runId;
         this.kafka = kafka;
         this.bootstrap = bootstrap;
-        this.startMs = System.currentTimeMillis();
+        this.resume = resume;
+        this.startMs = resume != null ? resume.metadata().startMs() : System.currentTimeMillis();
     }
+
+    /**
+     * Continues a run stopped with a savepoint (or lost, from a retained checkpoint): the job
+     * restores its state from {@code savepoint} and keeps the run id, and the driver follows the
+     * outputs from the run's original start.
+     */
+    public record Resume(RunMetadata metadata, String savepoint) {}
 
     /** A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<4 hex>}. */
     public static String newRunId(JobConfig cfg) {
@@ -110,7 +123,21 @@ public final class RunSession implements AutoCloseable {
     public static RunSession start(
             JobConfig cfg, String bootstrapOverride, UnaryOperator<DataStream<Vote>> voteTap)
             throws Exception {
-        String runId = newRunId(cfg);
+        return start(cfg, bootstrapOverride, voteTap, null);
+    }
+
+    /** Resumes a run from a savepoint or retained checkpoint ({@link Resume}). */
+    public static RunSession resume(JobConfig cfg, Resume resume) throws Exception {
+        return start(cfg, null, UnaryOperator.identity(), resume);
+    }
+
+    private static RunSession start(
+            JobConfig cfg,
+            String bootstrapOverride,
+            UnaryOperator<DataStream<Vote>> voteTap,
+            Resume resume)
+            throws Exception {
+        String runId = resume != null ? resume.metadata().runId() : newRunId(cfg);
         EmbeddedKafka kafka = null;
         String bootstrap = bootstrapOverride;
         if (bootstrap == null) {
@@ -121,7 +148,7 @@ public final class RunSession implements AutoCloseable {
                 bootstrap = cfg.kafka().bootstrap();
             }
         }
-        RunSession s = new RunSession(cfg, runId, kafka, bootstrap);
+        RunSession s = new RunSession(cfg, runId, kafka, bootstrap, resume);
         try {
             s.launch(voteTap);
         } catch (Exception e) {
@@ -143,7 +170,10 @@ public final class RunSession implements AutoCloseable {
                         t.ledger(),
                         t.rejected()),
                 cfg.kafka().partitions());
-        distributionsAtStart = endOffsets(t.distributions());
+        distributionsAtStart =
+                resume != null && resume.metadata().distributionsAtStart() > 0
+                        ? resume.metadata().distributionsAtStart()
+                        : endOffsets(t.distributions());
         if (cfg.ensemble().source() != JobConfig.TeacherSource.EXTERNAL) {
             worker =
                     new TeacherWorker(
@@ -165,6 +195,46 @@ public final class RunSession implements AutoCloseable {
                         bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs()),
                 voteTap);
         job = env.executeAsync("hotpate " + runId);
+        // Next to the job's retained checkpoints: --from-savepoint <state-dir>/<job-id>/chk-N
+        // finds the run it belongs to.
+        metadata().writeInto(checkpointDir().replaceAll("/+$", "") + "/" + job.getJobID());
+    }
+
+    private RunMetadata metadata() {
+        return new RunMetadata(runId, startMs, distributionsAtStart);
+    }
+
+    private String checkpointDir() {
+        return cfg.flink().stateDir().isEmpty()
+                ? outputDir().resolve("checkpoints").toAbsolutePath().toUri().toString()
+                : cfg.flink().stateDir();
+    }
+
+    /**
+     * Asks {@link #follow} to return at its next poll (a signal handler calls this; the caller then
+     * stops the job with {@link #stopWithSavepoint}).
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /**
+     * Stops the job with a savepoint in {@code targetDir} (null: the cluster's default savepoint
+     * directory) and returns its path; the run can go on with {@link #resume} from it.
+     */
+    public String stopWithSavepoint(String targetDir, Duration timeout) throws Exception {
+        String path =
+                job.stopWithSavepoint(
+                                false,
+                                targetDir,
+                                org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                        .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        metadata().writeInto(path);
+        return path;
     }
 
     /** The teacher-worker settings a spec implies (also used by ./hotpate teachers). */
@@ -188,10 +258,7 @@ public final class RunSession implements AutoCloseable {
     private StreamExecutionEnvironment environment() throws IOException {
         Path out = outputDir();
         Files.createDirectories(out);
-        String checkpoints =
-                cfg.flink().stateDir().isEmpty()
-                        ? out.resolve("checkpoints").toAbsolutePath().toUri().toString()
-                        : cfg.flink().stateDir();
+        String checkpoints = checkpointDir();
         if (cfg.flink().embedded()) {
             // Inside the run's output dir (BUILD-NOTES: a killed MiniCluster leaves files behind in
             // /tmp);
@@ -199,15 +266,23 @@ public final class RunSession implements AutoCloseable {
             flinkTmp = Files.createDirectories(out.resolve("flink-tmp")).toAbsolutePath();
             Configuration conf =
                     HotPateJob.flinkConfiguration(cfg, checkpoints, flinkTmp.toString());
+            restoreFrom(conf);
             return StreamExecutionEnvironment.createLocalEnvironment(
                     cfg.flink().parallelism(), conf);
         }
         Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, null);
+        restoreFrom(conf);
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createRemoteEnvironment(
                         cfg.flink().host(), cfg.flink().port(), conf, cfg.flink().jar());
         env.setParallelism(cfg.flink().parallelism());
         return env;
+    }
+
+    private void restoreFrom(Configuration conf) {
+        if (resume != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, resume.savepoint());
+        }
     }
 
     public String runId() {
@@ -285,7 +360,7 @@ public final class RunSession implements AutoCloseable {
             long lastPrint = 0;
             long completeSince = 0;
             long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
-            while (System.currentTimeMillis() < deadline) {
+            while (System.currentTimeMillis() < deadline && !stopRequested) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
                     if (r.timestamp() >= startMs - 1000) {
                         accept(r);
@@ -313,7 +388,7 @@ public final class RunSession implements AutoCloseable {
                     continue;
                 }
                 JobStatus st = job.getJobStatus().get();
-                if (st.isGloballyTerminalState()) {
+                if (st.isGloballyTerminalState() && !stopRequested) {
                     throw new IllegalStateException(
                             "the Flink job ended early with status "
                                     + st
@@ -549,6 +624,10 @@ public final class RunSession implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         cancelJob();
         if (worker != null) {
             worker.close();

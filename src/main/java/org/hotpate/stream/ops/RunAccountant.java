@@ -39,6 +39,7 @@ public final class RunAccountant
     private transient ValueState<Boolean> exhausted;
     private transient EnsembleBudgetFilter.Config filterConfig;
     private transient Counter refused;
+    private transient JobMetrics.EpsilonSpent epsilonSpent;
 
     public RunAccountant(JobConfig.Budget budget) {
         this.budget = budget;
@@ -54,6 +55,7 @@ public final class RunAccountant
                         .getState(new ValueStateDescriptor<>("run-exhausted", Types.BOOLEAN));
         filterConfig = CoreBindings.budgetConfig(budget);
         refused = getRuntimeContext().getMetricGroup().counter("refused");
+        epsilonSpent = JobMetrics.epsilonSpent(getRuntimeContext());
     }
 
     @Override
@@ -76,6 +78,7 @@ public final class RunAccountant
         }
         long now = System.currentTimeMillis();
         double eps = filter.spentEpsilon();
+        epsilonSpent.set(c.runId(), eps);
         if (!charged) {
             refused.inc();
             exhausted.update(Boolean.TRUE);

@@ -44,6 +44,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
     private final long retentionMs;
     private transient ValueState<Progress> progress;
     private transient SparseProbabilities publicModel;
+    private transient JobMetrics.LiveKeys inFlight;
 
     public SequenceLoop(
             JobConfig.Generation gen,
@@ -63,6 +64,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
                         .getState(
                                 new ValueStateDescriptor<>("sequence", Types.POJO(Progress.class)));
         publicModel = ensemble.simulated().publicModel();
+        inFlight = JobMetrics.sequencesInFlight(getRuntimeContext());
     }
 
     @Override
@@ -72,6 +74,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
         if (p.finished() || r.step() != p.tokens().length || r.attempt() != p.attempt()) {
             return; // a duplicate or stale result: this position was already handled
         }
+        inFlight.add(ctx.getCurrentKey());
         long now = ctx.timerService().currentProcessingTime();
         int steps = p.steps() + 1;
         switch (r.outcome()) {
@@ -169,6 +172,7 @@ public final class SequenceLoop extends KeyedProcessFunction<String, StepResult,
             Progress p, String reason, StepResult r, Context ctx, Collector<GenerationStep> out)
             throws Exception {
         progress.update(p);
+        inFlight.remove(ctx.getCurrentKey());
         long now = ctx.timerService().currentProcessingTime();
         ctx.output(
                 Tags.RECORDS,

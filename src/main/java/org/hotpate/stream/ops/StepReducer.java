@@ -52,6 +52,7 @@ public final class StepReducer
     private transient ValueState<ReleaseCandidate> released;
     private transient AggregationMechanism mechanism;
     private transient Counter lateVotes;
+    private transient JobMetrics.LiveKeys openSteps;
 
     public StepReducer(Settings settings) {
         this.settings = settings;
@@ -77,6 +78,7 @@ public final class StepReducer
                 CoreBindings.mechanism(
                         settings.mechanism(), settings.vocabularySize(), settings.teachers());
         lateVotes = getRuntimeContext().getMetricGroup().counter("lateVotes");
+        openSteps = JobMetrics.openSteps(getRuntimeContext());
     }
 
     @Override
@@ -125,6 +127,7 @@ public final class StepReducer
             long t = ctx.timerService().currentProcessingTime() + settings.stepDeadlineMs();
             deadline.update(t);
             ctx.timerService().registerProcessingTimeTimer(t);
+            openSteps.add(ctx.getCurrentKey());
         }
     }
 
@@ -171,6 +174,7 @@ public final class StepReducer
         votes.clear();
         voteCount.clear();
         deadline.clear();
+        openSteps.remove(ctx.getCurrentKey());
         ctx.timerService()
                 .registerProcessingTimeTimer(
                         ctx.timerService().currentProcessingTime() + settings.retentionMs());
