@@ -90,13 +90,12 @@ public final class LocalCluster {
     }
 
     private final Settings s;
-    private final ClusterLib lib;
     private final PrintStream progress;
     private final List<Process> startedNow = new ArrayList<>();
+    private ClusterLib lib; // located when the first process is launched
 
-    private LocalCluster(Settings s, ClusterLib lib, PrintStream progress) {
+    private LocalCluster(Settings s, PrintStream progress) {
         this.s = s;
-        this.lib = lib;
         this.progress = progress;
     }
 
@@ -107,7 +106,7 @@ public final class LocalCluster {
      * and the exception names the member and shows the tail of its log.
      */
     public static ClusterInfo start(Settings s, PrintStream progress) {
-        LocalCluster c = new LocalCluster(s, ClusterLib.locate(), progress);
+        LocalCluster c = new LocalCluster(s, progress);
         try {
             return c.startOrHeal();
         } catch (RuntimeException e) {
@@ -199,6 +198,7 @@ public final class LocalCluster {
     /** Launches every member that is not running (all of them for a new cluster). */
     private ClusterInfo launchMissing(ClusterInfo info) {
         Path dir = s.dir();
+        lib = ClusterLib.locate();
         ClusterInfo.Member kafka = info.kafka();
         if (Members.ours(dir, "kafka", kafka.pid()).isEmpty()) {
             requireFree(info.ports().get("kafka"), "the broker's port");
