@@ -17,6 +17,7 @@ public final class Main {
                 new TeachersCommand(),
                 new ServeTeacherCommand(),
                 new LedgerCommand(),
+                new ClusterCommand(),
                 new BenchCommand());
     }
 

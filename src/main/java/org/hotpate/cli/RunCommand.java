@@ -3,17 +3,27 @@ package org.hotpate.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.hotpate.cluster.ClusterInfo;
+import org.hotpate.cluster.ClusterLib;
+import org.hotpate.cluster.LocalCluster;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.RecordsLoader;
 import org.hotpate.stream.RecordsSpec;
+import org.hotpate.stream.RunMetadata;
 import org.hotpate.stream.RunSession;
 
 /**
@@ -35,7 +45,8 @@ public final class RunCommand implements Command {
     @Override
     public String help() {
         return """
-                usage: ./hotpate run SPEC.yaml [--out DIR] [--quiet]
+                usage: ./hotpate run SPEC.yaml [--out DIR] [--quiet] [--cluster D]
+                                              [--from-savepoint PATH [--run-id RUN-ID]]
 
                 Runs the Hot PATE streaming job described by SPEC (YAML). With kafka: embedded
                 and flink: embedded (the defaults) it starts a KRaft broker and a Flink
@@ -49,8 +60,22 @@ public final class RunCommand implements Command {
                 budget.epsilon, and a dataset (budget.dataset) whose durable budget
                 (budget.dataset-epsilon, over all runs) is spent.
 
-                  --out DIR   override output.dir
-                  --quiet     no progress bar
+                  --out DIR             override output.dir
+                  --quiet               no progress bar
+                  --cluster D           run on the local cluster in D (./hotpate cluster start
+                                        --dir D): its Kafka and its Flink, whatever the spec's
+                                        kafka/flink modes say; the slim cluster jar is submitted,
+                                        checkpoints go to D/checkpoints
+                  --from-savepoint PATH resume a run from a savepoint or a retained checkpoint
+                                        (.../<job-id>/chk-N) of it: same run id, state restored,
+                                        outputs cover the whole run. Needs the run's Kafka
+                                        (external or --cluster).
+                  --run-id RUN-ID       the run to resume, when PATH has no hotpate-run.json
+
+                On a cluster (flink.mode: remote or --cluster), SIGTERM or Ctrl-C stops the job
+                with a savepoint (in D/savepoints, or the cluster's default savepoint directory),
+                writes the outputs so far and prints the command that resumes the run; the
+                process then exits with 143 (SIGTERM) or 130 (Ctrl-C).
 
                 Job spec keys (docs/job-spec.md has examples):
                 """
@@ -59,21 +84,47 @@ public final class RunCommand implements Command {
 
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        CliArgs a = CliArgs.parse(args, Set.of("out"), Set.of("quiet"));
+        CliArgs a =
+                CliArgs.parse(
+                        args,
+                        Set.of("out", "cluster", "from-savepoint", "run-id"),
+                        Set.of("quiet"));
         List<String> pos = a.positional();
         if (pos.size() != 1) {
             throw new UsageException(
                     "expected one job spec file (see --help); got " + pos.size() + " arguments");
         }
         JobConfig cfg = load(Path.of(pos.get(0)), a.string("out", null));
+        String savepointDir = null;
+        if (a.has("cluster")) {
+            Path dir = Path.of(a.string("cluster", null));
+            ClusterInfo info;
+            try {
+                info = LocalCluster.requireRunning(dir, err);
+            } catch (IllegalStateException e) {
+                err.println("hotpate run: " + e.getMessage());
+                return 1;
+            }
+            cfg = onCluster(cfg, info, ClusterLib.locate().requireClusterJar(), dir);
+            savepointDir =
+                    dir.toAbsolutePath().normalize().resolve("savepoints").toUri().toString();
+        }
+        RunSession.Resume resume = resumeFrom(a, cfg);
+        StopOnSignal stop = cfg.flink().embedded() ? null : StopOnSignal.install();
         RunSession started;
         try {
-            started = RunSession.start(cfg, null);
+            started = resume == null ? RunSession.start(cfg, null) : RunSession.resume(cfg, resume);
         } catch (DatasetLedger.NoBudgetLeftException | JobSpec.SpecException e) {
+            if (stop != null) {
+                stop.release();
+            }
             throw new UsageException(e.getMessage()); // exit 2 before the job starts
         }
         try (RunSession run = started) {
             cfg = run.config();
+            if (stop != null) {
+                stop.watch(run);
+            }
             if (run.recordsBatch() != null) {
                 RecordsLoader.Batch b = run.recordsBatch();
                 err.println(
@@ -100,6 +151,7 @@ public final class RunCommand implements Command {
             }
             err.println(
                     "hotpate run: "
+                            + (resume == null ? "" : "resuming ")
                             + run.runId()
                             + " (kafka "
                             + (cfg.kafka().embedded() ? "embedded " : "")
@@ -112,11 +164,16 @@ public final class RunCommand implements Command {
                             + cfg.ensemble().teachers()
                             + " teachers, "
                             + cfg.generation().sequences()
-                            + " sequences)");
+                            + " sequences"
+                            + (resume == null ? "" : ", from " + resume.savepoint())
+                            + ")");
             boolean done =
                     run.await(
                             Duration.ofSeconds(cfg.output().timeoutSeconds()),
                             a.flag("quiet") ? null : err);
+            if (run.stopRequested() && !done) {
+                return stopWithSavepoint(run, savepointDir, args, out, err);
+            }
             if (run.recordsBatch() != null && !Double.isNaN(run.secondsToFirstResult())) {
                 double s = run.secondsToFirstResult();
                 err.println(
@@ -139,6 +196,181 @@ public final class RunCommand implements Command {
                 return 1;
             }
             return 0;
+        } finally {
+            if (stop != null) {
+                stop.release();
+            }
+        }
+    }
+
+    /**
+     * The spec pointed at the local cluster in {@code dir}: its broker and its JobManager, the slim
+     * job jar, checkpoints under {@code dir/checkpoints}; everything else as the spec says.
+     */
+    public static JobConfig onCluster(JobConfig cfg, ClusterInfo info, Path clusterJar, Path dir) {
+        JobConfig.Kafka k = cfg.kafka();
+        JobConfig.Flink f = cfg.flink();
+        URI rest = URI.create(info.rest());
+        return new JobConfig(
+                cfg.name(),
+                cfg.ensemble(),
+                cfg.sampler(),
+                cfg.mechanism(),
+                cfg.budget(),
+                cfg.generation(),
+                new JobConfig.Kafka(
+                        false,
+                        info.bootstrap(),
+                        k.partitions(),
+                        k.topics(),
+                        k.transactionTimeoutMs(),
+                        k.security()),
+                new JobConfig.Flink(
+                        false,
+                        rest.getHost(),
+                        rest.getPort(),
+                        clusterJar.toString(),
+                        f.parallelism(),
+                        f.checkpointIntervalMs(),
+                        dir.toAbsolutePath().normalize().resolve("checkpoints").toUri().toString(),
+                        f.maxParallelism(),
+                        f.metricsPort()),
+                cfg.output(),
+                cfg.records());
+    }
+
+    private static RunSession.Resume resumeFrom(CliArgs a, JobConfig cfg) {
+        if (!a.has("from-savepoint")) {
+            if (a.has("run-id")) {
+                throw new UsageException("--run-id only goes with --from-savepoint");
+            }
+            return null;
+        }
+        String path = a.string("from-savepoint", null);
+        Optional<Path> local = RunMetadata.localPath(path);
+        if (local.isPresent() && !Files.isDirectory(local.get())) {
+            throw new UsageException("--from-savepoint: no savepoint or checkpoint at " + path);
+        }
+        String uri = local.map(p -> p.toUri().toString()).orElse(path);
+        Optional<RunMetadata> found = RunMetadata.find(path);
+        RunMetadata md;
+        if (a.has("run-id")) {
+            md =
+                    new RunMetadata(
+                            a.string("run-id", null),
+                            found.map(RunMetadata::startMs).orElse(0L),
+                            found.map(RunMetadata::distributionsAtStart).orElse(0L));
+        } else {
+            md =
+                    found.orElseThrow(
+                            () ->
+                                    new UsageException(
+                                            "--from-savepoint: "
+                                                    + path
+                                                    + " has no hotpate-run.json (made by ./hotpate"
+                                                    + " run with its savepoints and checkpoints):"
+                                                    + " name the run with --run-id RUN-ID"));
+        }
+        if (cfg.kafka().embedded()) {
+            throw new UsageException(
+                    "--from-savepoint needs the Kafka the run used (kafka.mode: external or"
+                            + " --cluster D): an embedded broker starts empty");
+        }
+        return new RunSession.Resume(md, uri);
+    }
+
+    private static int stopWithSavepoint(
+            RunSession run, String savepointDir, String[] args, PrintStream out, PrintStream err)
+            throws Exception {
+        err.println("hotpate run: stopping " + run.runId() + " with a savepoint ...");
+        String savepoint;
+        try {
+            savepoint = run.stopWithSavepoint(savepointDir, Duration.ofMinutes(2));
+        } catch (Exception e) {
+            err.println(
+                    "hotpate run: stop-with-savepoint failed ("
+                            + e
+                            + "); cancelling the job. Its retained checkpoints can resume it:"
+                            + " --from-savepoint <state-dir>/<job-id>/chk-N");
+            run.close();
+            return 1;
+        }
+        ObjectNode summary = run.finish();
+        out.println(
+                new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary));
+        List<String> again = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--from-savepoint") || args[i].equals("--run-id")) {
+                i++; // and its value
+            } else if (!args[i].startsWith("--from-savepoint=")
+                    && !args[i].startsWith("--run-id=")) {
+                again.add(args[i]);
+            }
+        }
+        String resume =
+                "./hotpate run " + String.join(" ", again) + " --from-savepoint " + savepoint;
+        ObjectNode stopped = new ObjectMapper().createObjectNode();
+        stopped.put("runId", run.runId());
+        stopped.put("savepoint", savepoint);
+        stopped.put("resume", resume);
+        new ObjectMapper()
+                .writerWithDefaultPrettyPrinter()
+                .writeValue(run.outputDir().resolve("stopped.json").toFile(), stopped);
+        err.println("hotpate run: stopped " + run.runId() + " with savepoint " + savepoint);
+        err.println("hotpate run: outputs so far in " + run.outputDir() + "; resume with:");
+        err.println("  " + resume);
+        return 3;
+    }
+
+    /**
+     * SIGTERM or Ctrl-C while a run is on a cluster: the job must not be left running without its
+     * driver. The shutdown hook asks the run to stop and waits while the main thread takes the
+     * savepoint and writes the outputs ({@link #release()} lets it go; at most three minutes).
+     */
+    private static final class StopOnSignal {
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final AtomicReference<RunSession> run = new AtomicReference<>();
+        private volatile boolean signalled;
+        private final Thread hook;
+
+        private StopOnSignal() {
+            hook =
+                    new Thread(
+                            () -> {
+                                signalled = true;
+                                RunSession r = run.get();
+                                if (r != null) {
+                                    r.requestStop();
+                                }
+                                try {
+                                    released.await(3, TimeUnit.MINUTES);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            },
+                            "hotpate-stop-with-savepoint");
+        }
+
+        static StopOnSignal install() {
+            StopOnSignal s = new StopOnSignal();
+            Runtime.getRuntime().addShutdownHook(s.hook);
+            return s;
+        }
+
+        void watch(RunSession r) {
+            run.set(r);
+            if (signalled) {
+                r.requestStop();
+            }
+        }
+
+        void release() {
+            released.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it returns now that it is released
+            }
         }
     }
 

@@ -170,29 +170,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 view.setPermissions(
                         java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             }
-            java.util.List<String> args =
-                    new java.util.ArrayList<>(
-                            java.util.List.of(
-                                    "format",
-                                    "-t",
-                                    Uuid.randomUuid().toString(),
-                                    "-c",
-                                    propsFile.toString(),
-                                    "--ignore-formatted"));
-            if (adminPassword != null) {
-                args.add("--add-scram");
-                args.add("SCRAM-SHA-512=[name=" + ADMIN_USER + ",password=" + adminPassword + "]");
-            }
-            ByteArrayOutputStream buf = new ByteArrayOutputStream();
-            int rc =
-                    StorageTool.execute(
-                            args.toArray(String[]::new),
-                            new PrintStream(buf, true, StandardCharsets.UTF_8));
-            if (rc != 0) {
-                throw new IllegalStateException(
-                        "formatting the embedded Kafka log dir failed: "
-                                + buf.toString(StandardCharsets.UTF_8));
-            }
+            formatStorage(propsFile, adminPassword);
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM);
             server.startup();
             EmbeddedKafka k = new EmbeddedKafka(logDir, deleteOnClose, port, server, adminPassword);
@@ -203,7 +181,48 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    static Properties brokerProperties(Path logDir, int port, int controllerPort) {
+    /**
+     * Formats the KRaft storage named by a {@code server.properties} file with a fresh cluster id
+     * (Kafka's own {@code StorageTool format}); a directory already formatted is kept as it is.
+     */
+    public static void formatStorage(Path propsFile) {
+        formatStorage(propsFile, null);
+    }
+
+    /**
+     * Formats a KRaft log dir for {@code propsFile}; with {@code adminPassword} non-null it also
+     * adds the SCRAM admin user (a secured broker).
+     */
+    public static void formatStorage(Path propsFile, String adminPassword) {
+        java.util.List<String> args =
+                new java.util.ArrayList<>(
+                        java.util.List.of(
+                                "format",
+                                "-t",
+                                Uuid.randomUuid().toString(),
+                                "-c",
+                                propsFile.toString(),
+                                "--ignore-formatted"));
+        if (adminPassword != null) {
+            args.add("--add-scram");
+            args.add("SCRAM-SHA-512=[name=" + ADMIN_USER + ",password=" + adminPassword + "]");
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int rc =
+                StorageTool.execute(
+                        args.toArray(String[]::new),
+                        new PrintStream(buf, true, StandardCharsets.UTF_8));
+        if (rc != 0) {
+            throw new IllegalStateException(
+                    "formatting the Kafka log dir failed: " + buf.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * The settings of a single combined KRaft node on loopback (BUILD-NOTES.md), its log under
+     * {@code logDir/data}; also the broker process of {@code ./hotpate cluster start}.
+     */
+    public static Properties brokerProperties(Path logDir, int port, int controllerPort) {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");

@@ -10,6 +10,7 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -29,6 +30,7 @@ import org.hotpate.model.TeacherRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
+import org.hotpate.stream.ops.JobMetrics;
 import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
 import org.hotpate.stream.ops.StepReducer;
@@ -290,12 +292,7 @@ public final class HotPateJob {
                                                 votes.getSideOutput(Tags.REJECTED),
                                                 candidates.getSideOutput(Tags.REJECTED),
                                                 results.getSideOutput(Tags.REJECTED))
-                                        .map(
-                                                r ->
-                                                        new KafkaOut(
-                                                                topics.rejected(),
-                                                                null,
-                                                                AvroWire.encode(r)))
+                                        .map(new JobMetrics.EncodeRejected(topics.rejected()))
                                         .returns(Types.POJO(KafkaOut.class))
                                         .uid("encode-rejected")
                                         .name("encode-rejected"));
@@ -322,9 +319,16 @@ public final class HotPateJob {
     }
 
     /**
-     * The Flink configuration of a run: RocksDB, checkpoints every {@code
-     * flink.checkpoint-interval-ms} to {@code checkpointDir}, fixed-delay restarts, no Kryo
-     * fallback.
+     * The Flink configuration a run gives its job: RocksDB, checkpoints every {@code
+     * flink.checkpoint-interval-ms} to {@code checkpointDir}, max parallelism {@code
+     * flink.max-parallelism}, no Kryo fallback.
+     *
+     * <p>With a {@code tmpDir} the job runs on the embedded MiniCluster this process owns, which
+     * also gets fixed-delay restarts, its temp dirs, and the Prometheus reporter when {@code
+     * flink.metrics-port} is set. Without one ({@code null}: a remote session cluster, {@code
+     * ./hotpate run --cluster}, application mode) the cluster's restart strategy applies — the job
+     * sets none — and checkpoints are retained on cancellation, so a run can be resumed from its
+     * last checkpoint as from a savepoint.
      */
     public static Configuration flinkConfiguration(
             JobConfig cfg, String checkpointDir, String tmpDir) {
@@ -338,13 +342,24 @@ public final class HotPateJob {
         // Short intervals make exactly-once output visible quickly; incremental RocksDB snapshots
         // keep them cheap.
         c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        c.set(PipelineOptions.MAX_PARALLELISM, cfg.flink().maxParallelism());
+        c.set(PipelineOptions.GENERIC_TYPES, false);
+        if (tmpDir == null) {
+            c.set(
+                    CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                    ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+            return c;
+        }
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
-        c.set(PipelineOptions.GENERIC_TYPES, false);
-        if (tmpDir != null) {
-            c.set(CoreOptions.TMP_DIRS, tmpDir);
-            c.set(RocksDBOptions.LOCAL_DIRECTORIES, tmpDir);
+        c.set(CoreOptions.TMP_DIRS, tmpDir);
+        c.set(RocksDBOptions.LOCAL_DIRECTORIES, tmpDir);
+        if (cfg.flink().metricsPort() > 0) {
+            c.setString(
+                    "metrics.reporter.prom.factory.class",
+                    "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+            c.setString("metrics.reporter.prom.port", Integer.toString(cfg.flink().metricsPort()));
         }
         return c;
     }

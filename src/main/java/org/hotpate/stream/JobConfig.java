@@ -500,6 +500,11 @@ public record JobConfig(
         }
     }
 
+    /**
+     * Where and how the job runs. {@code maxParallelism} is the job's number of key groups (the
+     * largest parallelism it can be rescaled to from a checkpoint); {@code metricsPort} opens the
+     * Prometheus reporter on the embedded MiniCluster (0: off).
+     */
     public record Flink(
             boolean embedded,
             String host,
@@ -507,8 +512,13 @@ public record JobConfig(
             String jar,
             int parallelism,
             long checkpointIntervalMs,
-            String stateDir)
+            String stateDir,
+            int maxParallelism,
+            int metricsPort)
             implements Serializable {
+        /** The defaults of the keys added for clusters: max parallelism 128, no metrics port. */
+        public static final int DEFAULT_MAX_PARALLELISM = 128;
+
         public Flink {
             checkArgument(
                     embedded || (host != null && !host.isBlank()),
@@ -516,6 +526,36 @@ public record JobConfig(
             checkPositive("flink.port", port);
             checkPositive("flink.parallelism", parallelism);
             checkPositive("flink.checkpoint-interval-ms", checkpointIntervalMs);
+            checkArgument(
+                    maxParallelism >= parallelism && maxParallelism <= 32768,
+                    "flink.max-parallelism must be >= flink.parallelism ("
+                            + parallelism
+                            + ") and <= 32768; got "
+                            + maxParallelism);
+            checkArgument(
+                    metricsPort >= 0 && metricsPort <= 65535,
+                    "flink.metrics-port must be in [0, 65535]; got " + metricsPort);
+        }
+
+        /** As the canonical constructor with the default max parallelism and no metrics port. */
+        public Flink(
+                boolean embedded,
+                String host,
+                int port,
+                String jar,
+                int parallelism,
+                long checkpointIntervalMs,
+                String stateDir) {
+            this(
+                    embedded,
+                    host,
+                    port,
+                    jar,
+                    parallelism,
+                    checkpointIntervalMs,
+                    stateDir,
+                    Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
+                    0);
         }
     }
 

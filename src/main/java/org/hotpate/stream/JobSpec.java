@@ -373,6 +373,16 @@ public final class JobSpec {
                                     "",
                                     "Checkpoint directory URI (default: <output dir>/<run id>/checkpoints; remote clusters need a shared path)."),
                             Key.of(
+                                    "flink.max-parallelism",
+                                    Type.INT,
+                                    128,
+                                    "Max parallelism (key groups) of the job: the largest parallelism a checkpoint or savepoint of it can be restored at."),
+                            Key.of(
+                                    "flink.metrics-port",
+                                    Type.INT,
+                                    0,
+                                    "Prometheus reporter port of the embedded MiniCluster (0 = off); on a cluster the cluster's reporter configuration applies."),
+                            Key.of(
                                     "output.dir",
                                     Type.STRING,
                                     "out",
@@ -491,7 +501,9 @@ public final class JobSpec {
                                     v.str("flink.jar"),
                                     v.i("flink.parallelism"),
                                     v.l("flink.checkpoint-interval-ms"),
-                                    v.str("flink.state-dir")),
+                                    v.str("flink.state-dir"),
+                                    v.i("flink.max-parallelism"),
+                                    v.i("flink.metrics-port")),
                             new JobConfig.Output(v.str("output.dir"), v.l("output.timeout-s")),
                             RecordsSpec.records(v)));
         } catch (IllegalArgumentException e) {

@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -71,6 +72,9 @@ public final class RunSession implements AutoCloseable {
     private final UnaryOperator<String> secrets;
     private DatasetLedger datasetLedger;
     private Budgets.Prior prior;
+    private final Resume resume;
+    private volatile boolean stopRequested;
+    private boolean closed;
     private TeacherWorker worker;
     private Thread workerThread;
     private JobClient job;
@@ -93,16 +97,25 @@ public final class RunSession implements AutoCloseable {
             String runId,
             EmbeddedKafka kafka,
             String bootstrap,
-            UnaryOperator<String> secrets) {
+            UnaryOperator<String> secrets,
+            Resume resume) {
         this.cfg = cfg;
         this.batch = batch;
         this.runId = runId;
         this.kafka = kafka;
         this.bootstrap = bootstrap;
-        this.startMs = System.currentTimeMillis();
+        this.resume = resume;
+        this.startMs = resume != null ? resume.metadata().startMs() : System.currentTimeMillis();
         this.secrets = secrets;
         this.client = KafkaClients.job(cfg, bootstrap, secrets);
     }
+
+    /**
+     * Continues a run stopped with a savepoint (or lost, from a retained checkpoint): the job
+     * restores its state from {@code savepoint} and keeps the run id, and the driver follows the
+     * outputs from the run's original start.
+     */
+    public record Resume(RunMetadata metadata, String savepoint) {}
 
     /** A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<4 hex>}. */
     public static String newRunId(JobConfig cfg) {
@@ -131,6 +144,11 @@ public final class RunSession implements AutoCloseable {
         return start(cfg, bootstrapOverride, voteTap, KafkaClients.ENV);
     }
 
+    /** Resumes a run from a savepoint or retained checkpoint ({@link Resume}). */
+    public static RunSession resume(JobConfig cfg, Resume resume) throws Exception {
+        return start(cfg, null, UnaryOperator.identity(), KafkaClients.ENV, resume);
+    }
+
     /**
      * As above; {@code secrets} resolves the password variables named by {@code kafka.sasl.*}
      * (default {@link KafkaClients#ENV}: environment, then system properties). Throws {@link
@@ -143,7 +161,17 @@ public final class RunSession implements AutoCloseable {
             UnaryOperator<DataStream<Vote>> voteTap,
             UnaryOperator<String> secrets)
             throws Exception {
-        String runId = newRunId(cfg);
+        return start(cfg, bootstrapOverride, voteTap, secrets, null);
+    }
+
+    private static RunSession start(
+            JobConfig cfg,
+            String bootstrapOverride,
+            UnaryOperator<DataStream<Vote>> voteTap,
+            UnaryOperator<String> secrets,
+            Resume resume)
+            throws Exception {
+        String runId = resume != null ? resume.metadata().runId() : newRunId(cfg);
         DatasetLedger local = null;
         Budgets.Prior localPrior = null;
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
@@ -182,7 +210,7 @@ public final class RunSession implements AutoCloseable {
                 batch = RecordsLoader.prepare(cfg, bootstrap, runId, null);
                 cfg = cfg.withTeachers(batch.directory().teachers());
             }
-            s = new RunSession(cfg, batch, runId, kafka, bootstrap, resolved);
+            s = new RunSession(cfg, batch, runId, kafka, bootstrap, resolved, resume);
             s.datasetLedger = local;
             s.prior = localPrior;
             s.launch(voteTap);
@@ -252,7 +280,10 @@ public final class RunSession implements AutoCloseable {
                         t.rejected()),
                 cfg.kafka().partitions(),
                 Map.of());
-        distributionsAtStart = endOffsets(t.distributions());
+        distributionsAtStart =
+                resume != null && resume.metadata().distributionsAtStart() > 0
+                        ? resume.metadata().distributionsAtStart()
+                        : endOffsets(t.distributions());
         if (cfg.ensemble().source() == JobConfig.TeacherSource.PLANET_Z
                 || cfg.ensemble().source() == JobConfig.TeacherSource.ALPHA_MIXTURE) {
             worker =
@@ -293,6 +324,46 @@ public final class RunSession implements AutoCloseable {
                 voteTap);
         submittedMs = System.currentTimeMillis();
         job = env.executeAsync("hotpate " + runId);
+        // Next to the job's retained checkpoints: --from-savepoint <state-dir>/<job-id>/chk-N
+        // finds the run it belongs to.
+        metadata().writeInto(checkpointDir().replaceAll("/+$", "") + "/" + job.getJobID());
+    }
+
+    private RunMetadata metadata() {
+        return new RunMetadata(runId, startMs, distributionsAtStart);
+    }
+
+    private String checkpointDir() {
+        return cfg.flink().stateDir().isEmpty()
+                ? outputDir().resolve("checkpoints").toAbsolutePath().toUri().toString()
+                : cfg.flink().stateDir();
+    }
+
+    /**
+     * Asks {@link #follow} to return at its next poll (a signal handler calls this; the caller then
+     * stops the job with {@link #stopWithSavepoint}).
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /**
+     * Stops the job with a savepoint in {@code targetDir} (null: the cluster's default savepoint
+     * directory) and returns its path; the run can go on with {@link #resume} from it.
+     */
+    public String stopWithSavepoint(String targetDir, Duration timeout) throws Exception {
+        String path =
+                job.stopWithSavepoint(
+                                false,
+                                targetDir,
+                                org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                        .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        metadata().writeInto(path);
+        return path;
     }
 
     /** The teacher-worker settings a spec implies, without client security (tests). */
@@ -342,10 +413,7 @@ public final class RunSession implements AutoCloseable {
     private StreamExecutionEnvironment environment() throws IOException {
         Path out = outputDir();
         Files.createDirectories(out);
-        String checkpoints =
-                cfg.flink().stateDir().isEmpty()
-                        ? out.resolve("checkpoints").toAbsolutePath().toUri().toString()
-                        : cfg.flink().stateDir();
+        String checkpoints = checkpointDir();
         if (cfg.flink().embedded()) {
             // Inside the run's output dir (BUILD-NOTES: a killed MiniCluster leaves files behind in
             // /tmp);
@@ -353,15 +421,23 @@ public final class RunSession implements AutoCloseable {
             flinkTmp = Files.createDirectories(out.resolve("flink-tmp")).toAbsolutePath();
             Configuration conf =
                     HotPateJob.flinkConfiguration(cfg, checkpoints, flinkTmp.toString());
+            restoreFrom(conf);
             return StreamExecutionEnvironment.createLocalEnvironment(
                     cfg.flink().parallelism(), conf);
         }
         Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, null);
+        restoreFrom(conf);
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createRemoteEnvironment(
                         cfg.flink().host(), cfg.flink().port(), conf, cfg.flink().jar());
         env.setParallelism(cfg.flink().parallelism());
         return env;
+    }
+
+    private void restoreFrom(Configuration conf) {
+        if (resume != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, resume.savepoint());
+        }
     }
 
     public String runId() {
@@ -457,7 +533,7 @@ public final class RunSession implements AutoCloseable {
             long lastPrint = 0;
             long completeSince = 0;
             long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
-            while (System.currentTimeMillis() < deadline) {
+            while (System.currentTimeMillis() < deadline && !stopRequested) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
                     if (r.timestamp() >= startMs - 1000) {
                         accept(r);
@@ -485,7 +561,7 @@ public final class RunSession implements AutoCloseable {
                     continue;
                 }
                 JobStatus st = job.getJobStatus().get();
-                if (st.isGloballyTerminalState()) {
+                if (st.isGloballyTerminalState() && !stopRequested) {
                     throw new IllegalStateException(
                             "the Flink job ended early with status "
                                     + st
@@ -813,6 +889,10 @@ public final class RunSession implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         cancelJob();
         if (worker != null) {
             worker.close();

@@ -2,6 +2,7 @@ package org.hotpate.stream.ops;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Meter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.io.AvroWire;
@@ -19,6 +20,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
     private final String runId;
     private transient Counter rejected;
     private transient Counter otherRun;
+    private transient Meter decoded;
 
     public DecodeDistributions(String runId) {
         this.runId = runId;
@@ -28,6 +30,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
     public void open(OpenContext ctx) {
         rejected = getRuntimeContext().getMetricGroup().counter("rejectedUndecodable");
         otherRun = getRuntimeContext().getMetricGroup().counter("otherRun");
+        decoded = JobMetrics.distributions(getRuntimeContext());
     }
 
     @Override
@@ -46,6 +49,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
             otherRun.inc();
             return;
         }
+        decoded.markEvent();
         out.collect(d);
     }
 }

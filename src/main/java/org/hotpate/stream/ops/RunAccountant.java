@@ -76,6 +76,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     private transient Map<String, BudgetRecord> unsaved;
     private transient Counter refused;
     private transient Counter duplicates;
+    private transient JobMetrics.EpsilonSpent epsilonSpent;
 
     public RunAccountant(Settings settings) {
         this.settings = settings;
@@ -115,6 +116,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                                         "released-steps", Types.STRING, Types.BOOLEAN));
         refused = getRuntimeContext().getMetricGroup().counter("refused");
         duplicates = getRuntimeContext().getMetricGroup().counter("duplicateReleases");
+        epsilonSpent = JobMetrics.epsilonSpent(getRuntimeContext());
     }
 
     @Override
@@ -176,6 +178,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
         }
         double eps =
                 settings.differentiallyPrivate() ? budgets.runEpsilon() : Double.POSITIVE_INFINITY;
+        epsilonSpent.set(c.runId(), eps);
         ctx.output(
                 Tags.LEDGER,
                 new LedgerEntry(

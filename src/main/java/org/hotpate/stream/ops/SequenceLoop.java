@@ -57,6 +57,7 @@ public final class SequenceLoop
     private final SequenceWatchdog watchdog;
     private transient ValueState<Progress> progress;
     private transient SparseProbabilities publicModel;
+    private transient JobMetrics.LiveKeys inFlight;
 
     /**
      * {@code watchdogMs}: how long after issuing a step the loop waits for its result before it
@@ -99,6 +100,7 @@ public final class SequenceLoop
                         ? ensemble.simulated().publicModel()
                         : null;
         watchdog.open(getRuntimeContext());
+        inFlight = JobMetrics.sequencesInFlight(getRuntimeContext());
     }
 
     @Override
@@ -109,6 +111,7 @@ public final class SequenceLoop
             return; // a duplicate or stale result: this position was already handled
         }
         watchdog.answered();
+        inFlight.add(ctx.getCurrentKey());
         long now = ctx.timerService().currentProcessingTime();
         int steps = p.steps() + 1;
         switch (r.outcome()) {
@@ -213,6 +216,7 @@ public final class SequenceLoop
             throws Exception {
         progress.update(p);
         watchdog.disarm(ctx.timerService());
+        inFlight.remove(ctx.getCurrentKey());
         long now = ctx.timerService().currentProcessingTime();
         SequencePrompts.Prompt prompt = steps.prompts().forSequence(r.sequenceId());
         ctx.output(

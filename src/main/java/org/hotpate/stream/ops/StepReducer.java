@@ -91,6 +91,7 @@ public final class StepReducer
     private transient byte[] secret;
     private transient Counter lateVotes;
     private transient Counter abandonedSteps;
+    private transient JobMetrics.LiveKeys openSteps;
 
     public StepReducer(Settings settings) {
         this.settings = settings;
@@ -145,6 +146,7 @@ public final class StepReducer
                 CoreBindings.stepNoise(secret, "", 0, 0, 0));
         lateVotes = getRuntimeContext().getMetricGroup().counter("lateVotes");
         abandonedSteps = getRuntimeContext().getMetricGroup().counter("abandonedSteps");
+        openSteps = JobMetrics.openSteps(getRuntimeContext());
     }
 
     private boolean closed() throws Exception {
@@ -197,6 +199,7 @@ public final class StepReducer
             long t = ctx.timerService().currentProcessingTime() + settings.stepDeadlineMs();
             deadline.update(t);
             ctx.timerService().registerProcessingTimeTimer(t);
+            openSteps.add(ctx.getCurrentKey());
         }
     }
 
@@ -229,6 +232,7 @@ public final class StepReducer
         votes.clear();
         voteCount.clear();
         deadline.clear();
+        openSteps.remove(ctx.getCurrentKey());
         ctx.timerService()
                 .registerProcessingTimeTimer(
                         ctx.timerService().currentProcessingTime() + settings.retentionMs());

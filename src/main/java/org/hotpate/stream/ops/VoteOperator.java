@@ -74,6 +74,7 @@ public final class VoteOperator
     private transient CoreBindings.Voter voter;
     private transient Counter rejected;
     private transient Counter skippedRetired;
+    private transient Counter teachersRetired;
     private transient ChargeLimit limit; // null: no per-teacher charging
 
     public VoteOperator(Settings settings) {
@@ -104,6 +105,7 @@ public final class VoteOperator
                         : null;
         rejected = getRuntimeContext().getMetricGroup().counter("rejected");
         skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
+        teachersRetired = JobMetrics.teachersRetired(getRuntimeContext());
     }
 
     @Override
@@ -223,6 +225,7 @@ public final class VoteOperator
                 double next = limit.charge(spent, settings.perVoteCharge());
                 charge.update(next); // the charge is in state before the vote leaves
                 if (limit.isRetired(next)) {
+                    teachersRetired.inc();
                     ctx.output(
                             Tags.LEDGER,
                             new LedgerEntry(
