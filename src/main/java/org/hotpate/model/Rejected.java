@@ -16,6 +16,25 @@ public record Rejected(
         byte[] value,
         long atMs) {
 
+    /**
+     * A dead letter keeps at most this many bytes of the rejected record: an oversized input must
+     * not make an oversized dead letter, which the sink could not write (a restart loop).
+     */
+    public static final int MAX_VALUE_BYTES = 4096;
+
+    public Rejected {
+        if (value != null && value.length > MAX_VALUE_BYTES) {
+            detail =
+                    (detail == null ? "" : detail + " ")
+                            + "(value truncated to its first "
+                            + MAX_VALUE_BYTES
+                            + " of "
+                            + value.length
+                            + " bytes)";
+            value = java.util.Arrays.copyOf(value, MAX_VALUE_BYTES);
+        }
+    }
+
     /** Reasons, as written to the {@code reason} field. */
     public static final String UNDECODABLE = "UNDECODABLE";
 

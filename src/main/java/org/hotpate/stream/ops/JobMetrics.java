@@ -1,8 +1,6 @@
 package org.hotpate.stream.ops;
 
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -23,7 +21,8 @@ import org.hotpate.model.Rejected;
  * (docs/operations.md lists them and what to do when they move):
  *
  * <ul>
- *   <li>{@code run_epsilonSpent} (label {@code run}) — ε spent by the run so far (accountant);
+ *   <li>{@code epsilonSpent} — ε spent by the job's run so far (accountant; the run id is in the
+ *       job name);
  *   <li>{@code openSteps} — steps the reducer has seen and not closed yet;
  *   <li>{@code sequencesInFlight} — sequences with a result and not finished (sequence loop);
  *   <li>{@code distributionsPerSecond} — teacher distributions decoded for this run;
@@ -46,7 +45,7 @@ public final class JobMetrics {
         return ctx.getMetricGroup().addGroup(GROUP);
     }
 
-    /** {@code run_epsilonSpent{run=…}}, registered when a run is first charged. */
+    /** {@code epsilonSpent}: the run's ε so far. */
     public static EpsilonSpent epsilonSpent(RuntimeContext ctx) {
         return new EpsilonSpent(group(ctx));
     }
@@ -73,24 +72,16 @@ public final class JobMetrics {
 
     /** The ε gauge of each run this subtask accounts for. */
     public static final class EpsilonSpent {
-        private final MetricGroup group;
-        private final Map<String, double[]> byRun = new HashMap<>();
+        private final double[] latest = {0};
 
         private EpsilonSpent(MetricGroup group) {
-            this.group = group;
+            // One run per job: the run id is already in the job name label. (A key/value group per
+            // run did not reach the Prometheus endpoint.)
+            group.gauge("epsilonSpent", (Gauge<Double>) () -> latest[0]);
         }
 
         public void set(String runId, double epsilon) {
-            double[] v =
-                    byRun.computeIfAbsent(
-                            runId,
-                            r -> {
-                                double[] holder = new double[1];
-                                group.addGroup("run", r)
-                                        .gauge("epsilonSpent", (Gauge<Double>) () -> holder[0]);
-                                return holder;
-                            });
-            v[0] = epsilon;
+            latest[0] = epsilon;
         }
     }
 
