@@ -133,6 +133,15 @@ public record JobConfig(
                             + "'");
             return;
         }
+        // Scheme A charges on the released outcome (BETWEEN), which needs an exactly-once feedback
+        // from the reducer to the teacher-keyed state; until that exists the job refuses it rather
+        // than run it uncharged. Scheme B charges at vote time and is complete.
+        checkArgument(
+                !mechanism.name().equals("scheme-a"),
+                "mechanism.name scheme-a is not wired into the stream job yet (its charges depend"
+                        + " on the released outcome and need the reducer's feedback to the teachers'"
+                        + " state); use scheme-b, the default for per-teacher accounting. ./hotpate"
+                        + " privacy plan --scheme a plans it");
         checkArgument(
                 ensemble.heterogeneous(),
                 "mechanism.name "
