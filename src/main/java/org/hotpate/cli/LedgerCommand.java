@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.TeacherSpend;
 import org.hotpate.stream.Budgets;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
@@ -23,7 +24,8 @@ import org.hotpate.stream.KafkaClients;
 /**
  * {@code ./hotpate ledger show}: the durable per-dataset budget ledger — per dataset, every run
  * with its mechanism, releases and own ε, and the ε of all runs composed (RDP curves added order by
- * order, converted at δ). Operator-only data: the ledger says how much each dataset has spent.
+ * order, converted at δ). {@code ./hotpate ledger teachers}: per-teacher spending of scheme-a/b
+ * runs (a run's teachers.jsonl or a dataset's teacher entries). Operator-only data.
  */
 public final class LedgerCommand implements Command {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,6 +60,14 @@ public final class LedgerCommand implements Command {
                                      budget.dataset
                   --delta D          convert the composed curve at this delta
                   --json             one JSON object instead of the table
+
+                usage: ./hotpate ledger teachers (--run DIR | --dataset ID [--ledger-dir DIR | --bootstrap HOST:PORT [--topic T] | --spec SPEC.yaml]) [--json]
+
+                Per-teacher spending of a per-teacher run (mechanism scheme-b / scheme-a):
+                each charged teacher's epsilon (at the per-teacher target delta), charges
+                and whether it is retired. --run reads the run directory's teachers.jsonl;
+                --dataset reads the durable ledger (every run on the dataset). OPERATOR-ONLY:
+                per-teacher spending depends on the teachers' data; never publish it.
                 """;
     }
 
@@ -66,11 +76,21 @@ public final class LedgerCommand implements Command {
         CliArgs a =
                 CliArgs.parse(
                         args,
-                        Set.of("dataset", "ledger-dir", "bootstrap", "topic", "spec", "delta"),
+                        Set.of(
+                                "dataset",
+                                "ledger-dir",
+                                "bootstrap",
+                                "topic",
+                                "spec",
+                                "delta",
+                                "run"),
                         Set.of("json"));
         List<String> pos = a.positional();
+        if (pos.size() == 1 && pos.get(0).equals("teachers")) {
+            return teachers(a, out);
+        }
         if (pos.size() != 1 || !pos.get(0).equals("show")) {
-            throw new UsageException("expected the sub-command 'show' (see --help)");
+            throw new UsageException("expected the sub-command 'show' or 'teachers' (see --help)");
         }
         if (a.has("spec") && (a.has("ledger-dir") || a.has("bootstrap"))) {
             throw new UsageException("give --spec, or --ledger-dir / --bootstrap, not both");
@@ -136,6 +156,119 @@ public final class LedgerCommand implements Command {
         } else {
             out.print(table(report));
         }
+        return 0;
+    }
+
+    /** {@code ledger teachers}: a run's teachers.jsonl, or a dataset's teacher entries. */
+    private static int teachers(CliArgs a, PrintStream out) throws Exception {
+        List<ObjectNode> rows = new java.util.ArrayList<>();
+        String where;
+        if (a.has("run")) {
+            if (a.has("dataset") || a.has("spec") || a.has("ledger-dir") || a.has("bootstrap")) {
+                throw new UsageException("give --run DIR or --dataset ID, not both");
+            }
+            Path file = Path.of(a.string("run", null)).resolve("teachers.jsonl");
+            if (!java.nio.file.Files.isRegularFile(file)) {
+                throw new UsageException(
+                        file + " does not exist (a run directory of a scheme-a/scheme-b run)");
+            }
+            where = "run " + file;
+            for (String line : java.nio.file.Files.readAllLines(file)) {
+                if (!line.isBlank()) {
+                    rows.add((ObjectNode) JSON.readTree(line));
+                }
+            }
+        } else {
+            List<TeacherSpend> spends;
+            String dataset = a.string("dataset", null);
+            if (a.has("spec")) {
+                JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
+                dataset = dataset == null ? cfg.datasetId() : dataset;
+                if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+                    where = "local " + cfg.ledgerDir();
+                    spends = BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset);
+                } else {
+                    String topic = cfg.kafka().topics().budgetLedger();
+                    where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
+                    Properties client;
+                    try {
+                        client = KafkaClients.job(cfg, cfg.kafka().bootstrap(), KafkaClients.ENV);
+                    } catch (JobSpec.SpecException e) {
+                        throw new UsageException(e.getMessage());
+                    }
+                    spends =
+                            BudgetLedgerIo.readTeachersTopic(client, topic, Duration.ofSeconds(60));
+                }
+            } else if (dataset == null) {
+                throw new UsageException("ledger teachers needs --run DIR or --dataset ID");
+            } else if (a.has("bootstrap")) {
+                String topic = a.string("topic", "hotpate.budget-ledger");
+                where = "kafka " + a.string("bootstrap", null) + " " + topic;
+                spends =
+                        BudgetLedgerIo.readTeachersTopic(
+                                KafkaIo.clientProperties(
+                                        a.string("bootstrap", null), new Properties()),
+                                topic,
+                                Duration.ofSeconds(60));
+            } else {
+                Path dir =
+                        Path.of(
+                                a.string(
+                                        "ledger-dir",
+                                        System.getProperty("user.home") + "/.hotpate/ledger"));
+                where = "local " + dir.toAbsolutePath();
+                spends = BudgetLedgerIo.readTeachersLocal(dir, dataset);
+            }
+            String only = dataset;
+            where = where + " dataset " + only;
+            spends.stream()
+                    .filter(t -> t.dataset().equals(only))
+                    .sorted((x, y) -> Long.compare(x.teacherId(), y.teacherId()))
+                    .forEach(
+                            t -> {
+                                ObjectNode o = JSON.createObjectNode();
+                                o.put("teacher", t.teacherId());
+                                o.put("epsilon", t.epsilon());
+                                o.put("charges", t.charges());
+                                o.put("retired", t.retired());
+                                o.put("plan", t.plan());
+                                o.put("lastRun", t.runId());
+                                rows.add(o);
+                            });
+        }
+        ObjectNode report = JSON.createObjectNode();
+        report.put("source", where);
+        report.put("teachers", rows.size());
+        report.put("retired", rows.stream().filter(o -> o.path("retired").asBoolean()).count());
+        report.put(
+                "maxEpsilon",
+                rows.stream().mapToDouble(o -> o.path("epsilon").asDouble()).max().orElse(0));
+        ArrayNode arr = report.putArray("rows");
+        rows.forEach(arr::add);
+        if (a.flag("json")) {
+            out.println(JSON.writeValueAsString(report));
+            return 0;
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("per-teacher spending (operator-only): ").append(where).append('\n');
+        sb.append(
+                String.format("  %10s %10s %8s %8s%n", "teacher", "epsilon", "charges", "retired"));
+        for (ObjectNode o : rows) {
+            sb.append(
+                    String.format(
+                            "  %10d %10.4f %8d %8s%n",
+                            o.path("teacher").asLong(),
+                            o.path("epsilon").asDouble(),
+                            o.path("charges").asLong(),
+                            o.path("retired").asBoolean() ? "yes" : "no"));
+        }
+        sb.append(
+                String.format(
+                        "  %d teacher(s) charged, %d retired, max epsilon %.4f%n",
+                        rows.size(),
+                        report.get("retired").asLong(),
+                        report.get("maxEpsilon").asDouble()));
+        out.print(sb);
         return 0;
     }
 

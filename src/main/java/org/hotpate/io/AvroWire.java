@@ -19,6 +19,7 @@ import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.model.TeacherSpend;
 
 /**
  * The wire format of every topic: Avro single-object encoding (2-byte marker, 8-byte CRC-64
@@ -283,6 +284,63 @@ public final class AvroWire {
                             doubles(a.getDatasetPlan())));
         } catch (IllegalArgumentException e) {
             throw new UndecodableException("not a valid BudgetLedgerRecord: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A teacher's spending on the budget-ledger topic: kind {@code teacher}, {@code mechanism} =
+     * the plan, {@code releases} = charges, {@code answered} = 1 if retired, {@code epsilon} at
+     * {@code delta}, {@code runId} = the run that wrote it.
+     */
+    public static byte[] encode(TeacherSpend t) {
+        var a =
+                org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
+                        .setDataset(t.dataset())
+                        .setKind(BudgetRecord.TEACHER)
+                        .setRunId(t.runId())
+                        .setTeacherId(t.teacherId())
+                        .setDifferentiallyPrivate(true)
+                        .setMechanism(t.plan())
+                        .setOrders(List.of())
+                        .setRdp(List.of())
+                        .setApproxDelta(0)
+                        .setDelta(t.delta())
+                        .setReleases(t.charges())
+                        .setAnswered(t.retired() ? 1 : 0)
+                        .setEpsilon(t.epsilon())
+                        .setUpdatedAtMs(t.updatedAtMs())
+                        .setDatasetPlan(List.of())
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
+    }
+
+    /** A teacher entry of the budget-ledger topic, or empty for other kinds. */
+    public static java.util.Optional<TeacherSpend> decodeTeacherSpend(byte[] b)
+            throws UndecodableException {
+        var a =
+                decode(
+                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
+                        "BudgetLedgerRecord");
+        if (!BudgetRecord.TEACHER.equals(a.getKind())) {
+            return java.util.Optional.empty();
+        }
+        if (a.getTeacherId() == null || a.getRunId() == null) {
+            throw new UndecodableException("teacher ledger entry without teacherId or runId", null);
+        }
+        try {
+            return java.util.Optional.of(
+                    new TeacherSpend(
+                            a.getDataset(),
+                            a.getTeacherId(),
+                            a.getMechanism(),
+                            a.getReleases(),
+                            a.getEpsilon(),
+                            a.getDelta(),
+                            a.getAnswered() > 0,
+                            a.getRunId(),
+                            a.getUpdatedAtMs()));
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("not a valid teacher entry: " + e.getMessage(), e);
         }
     }
 

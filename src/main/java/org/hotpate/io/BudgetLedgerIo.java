@@ -30,6 +30,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.TeacherSpend;
 
 /**
  * Storage of the durable per-dataset budget ledger ({@link BudgetRecord}s, one per run).
@@ -41,8 +42,9 @@ import org.hotpate.model.BudgetRecord;
  * version written before, and a crash leaves either the old or the new version. Format (version 1):
  * {@code {"version":1,"kind":"run","dataset":…,"runId":…,"differentiallyPrivate":…,"mechanism":…,
  * "orders":[…],"rdp":[…],"approxDelta":…,"delta":…,"releases":…,"answered":…,"epsilon":…|null,
- * "updatedAtMs":…}} ({@code epsilon} null when infinite). {@code <dir>/<dataset>/teachers/} is
- * reserved for per-teacher spending.
+ * "updatedAtMs":…}} ({@code epsilon} null when infinite). Per-teacher spending (scheme-a/scheme-b
+ * runs): one file per teacher, {@code <dir>/<dataset>/teachers/<id>.json} ({@link #teacherToJson}),
+ * merged the same way (never fewer charges).
  *
  * <p><b>Kafka</b> ({@code budget.ledger: kafka}): the compacted topic {@code
  * kafka.topics.budget-ledger}, key {@code <dataset>/run/<runId>}, value a {@code
@@ -96,6 +98,118 @@ public final class BudgetLedgerIo {
             // Directories cannot be opened for sync on every platform; the rename is still atomic.
         }
         return merged;
+    }
+
+    /** {@code <dir>/<dataset>/teachers/<id>.json}: one teacher's spending (per-teacher schemes). */
+    public static Path teacherFile(Path dir, String dataset, long teacherId) {
+        return dir.resolve(dataset).resolve("teachers").resolve(teacherId + ".json");
+    }
+
+    /**
+     * Writes a teacher's spending, merged with the version on disk (never fewer charges); durable
+     * when it returns, like {@link #writeLocal}.
+     */
+    public static synchronized TeacherSpend writeTeacherLocal(Path dir, TeacherSpend t)
+            throws IOException {
+        Path file = teacherFile(dir, t.dataset(), t.teacherId());
+        Files.createDirectories(file.getParent());
+        TeacherSpend merged = t;
+        if (Files.exists(file)) {
+            merged = readTeacher(file).max(t);
+        }
+        writeAtomically(file, teacherToJson(merged).getBytes(StandardCharsets.UTF_8));
+        return merged;
+    }
+
+    /** Every teacher entry of {@code dataset} in the local ledger. */
+    public static List<TeacherSpend> readTeachersLocal(Path dir, String dataset)
+            throws IOException {
+        List<TeacherSpend> out = new ArrayList<>();
+        Path d = dir.resolve(dataset).resolve("teachers");
+        if (!Files.isDirectory(d)) {
+            return out;
+        }
+        try (Stream<Path> s = Files.list(d)) {
+            for (Path f : s.sorted().toList()) {
+                if (f.getFileName().toString().endsWith(".json")) {
+                    out.add(readTeacher(f));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static TeacherSpend readTeacher(Path file) throws IOException {
+        try {
+            return teacherFromJson(Files.readString(file));
+        } catch (IOException | RuntimeException e) {
+            throw new IOException(
+                    "unreadable budget ledger file "
+                            + file
+                            + " (the ledger fails closed: fix or restore it): "
+                            + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** A teacher's entry as the local ledger's JSON ({@code "kind":"teacher"}). */
+    public static String teacherToJson(TeacherSpend t) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("version", FORMAT_VERSION);
+        o.put("kind", BudgetRecord.TEACHER);
+        o.put("dataset", t.dataset());
+        o.put("teacherId", t.teacherId());
+        o.put("plan", t.plan());
+        o.put("charges", t.charges());
+        o.put("epsilon", t.epsilon());
+        o.put("delta", t.delta());
+        o.put("retired", t.retired());
+        o.put("runId", t.runId());
+        o.put("updatedAtMs", t.updatedAtMs());
+        return o.toString();
+    }
+
+    /** Parses {@link #teacherToJson}; throws IllegalArgumentException on anything else. */
+    public static TeacherSpend teacherFromJson(String json) throws IOException {
+        JsonNode o = JSON.readTree(json);
+        if (o == null || o.path("version").asInt(-1) != FORMAT_VERSION) {
+            throw new IllegalArgumentException("not a version-1 budget ledger entry");
+        }
+        if (!BudgetRecord.TEACHER.equals(o.path("kind").asText())) {
+            throw new IllegalArgumentException("not a teacher entry: kind " + o.path("kind"));
+        }
+        return new TeacherSpend(
+                required(o, "dataset").asText(),
+                required(o, "teacherId").asLong(),
+                required(o, "plan").asText(),
+                required(o, "charges").asLong(),
+                required(o, "epsilon").asDouble(),
+                required(o, "delta").asDouble(),
+                required(o, "retired").asBoolean(),
+                required(o, "runId").asText(),
+                o.path("updatedAtMs").asLong(0));
+    }
+
+    private static void writeAtomically(Path file, byte[] bytes) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (FileChannel ch =
+                FileChannel.open(
+                        tmp,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel d = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Directories cannot be opened for sync on every platform; the rename is still atomic.
+        }
     }
 
     /** Every run entry under {@code dir} ({@code dataset} null: all datasets). */
@@ -277,6 +391,60 @@ public final class BudgetLedgerIo {
                                 e);
                     }
                     latest.merge(b.key(), b, BudgetRecord::max);
+                }
+            }
+        }
+        return new ArrayList<>(latest.values());
+    }
+
+    /**
+     * Reads the compacted ledger topic like {@link #readTopic} and returns the largest version of
+     * every teacher entry ({@code <dataset>/teacher/<id>}).
+     */
+    public static List<TeacherSpend> readTeachersTopic(
+            Properties clientProperties, String topic, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        Map<String, TeacherSpend> latest = new LinkedHashMap<>();
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                return List.of();
+            }
+            List<TopicPartition> parts = new ArrayList<>();
+            infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
+            while (!reached(c, end)) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(
+                            "timed out reading the budget ledger topic " + topic);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null) {
+                        continue;
+                    }
+                    try {
+                        AvroWire.decodeTeacherSpend(r.value())
+                                .ifPresent(t -> latest.merge(t.key(), t, TeacherSpend::max));
+                    } catch (AvroWire.UndecodableException e) {
+                        throw new IllegalStateException(
+                                "unreadable entry in the budget ledger topic "
+                                        + topic
+                                        + " at "
+                                        + r.partition()
+                                        + "/"
+                                        + r.offset()
+                                        + " (the ledger fails closed): "
+                                        + e.getMessage(),
+                                e);
+                    }
                 }
             }
         }

@@ -9,9 +9,10 @@ import java.util.Arrays;
  * versions of the same run merge by taking the larger value order by order ({@link #max}) — a
  * restore that rolls the run's state back can never lower what the ledger holds.
  *
- * <p>Keys: {@code <dataset>/run/<runId>} ({@link #key()}); {@code <dataset>/teacher/<id>} is
- * reserved for per-teacher spending (individual accounting). {@code differentiallyPrivate} is false
- * for a run of a non-private reference mechanism: the dataset then has no finite ε any more.
+ * <p>Keys: {@code <dataset>/run/<runId>} ({@link #key()}); {@code <dataset>/teacher/<id>} holds a
+ * teacher's spending under per-teacher accounting ({@link TeacherSpend}). {@code
+ * differentiallyPrivate} is false for a run of a non-private reference mechanism: the dataset then
+ * has no finite ε any more.
  *
  * <p>{@code datasetPlan} is the dataset filter's plan as it was fixed at the dataset's first use
  * ({@code DatasetBudget.toState()}'s first five values: ε_D, δ_D, order, δ share, conversion);
@@ -56,7 +57,7 @@ public record BudgetRecord(
         return dataset + "/" + RUN + "/" + runId;
     }
 
-    /** Reserved for per-teacher spending (issue 11): {@code <dataset>/teacher/<id>}. */
+    /** A teacher's spending entry ({@link TeacherSpend}): {@code <dataset>/teacher/<id>}. */
     public static String teacherKey(String dataset, long teacherId) {
         return dataset + "/" + TEACHER + "/" + teacherId;
     }

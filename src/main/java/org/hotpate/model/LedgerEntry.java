@@ -3,8 +3,8 @@ package org.hotpate.model;
 /**
  * A privacy ledger entry (schemas/ledger_event.avsc) on the operator-only {@code ledger} topic.
  * {@code kind}: CHARGE, REFUSED, ABANDONED (a step closed below the quorum: not aggregated, not
- * charged) or TEACHER_RETIRED; {@code teacherId} is -1 unless TEACHER_RETIRED; {@code votesCast} is
- * the number of teachers that answered the step (-1 when not applicable); {@code
+ * charged), TEACHER_RETIRED or TEACHER_CHARGE; {@code teacherId} is -1 unless TEACHER_*; {@code
+ * votesCast} is the number of teachers that answered the step (-1 when not applicable); {@code
  * datasetEpsilonAfter} is the dataset's ε over all runs after the entry (NaN when not applicable).
  */
 public record LedgerEntry(
@@ -27,6 +27,13 @@ public record LedgerEntry(
     public static final String REFUSED = "REFUSED";
     public static final String ABANDONED = "ABANDONED";
     public static final String TEACHER_RETIRED = "TEACHER_RETIRED";
+
+    /**
+     * A per-teacher charge (scheme-a/scheme-b): {@code teacherId}, {@code releases} = the teacher's
+     * charges on the dataset so far, {@code epsilonAfter} = its ε at {@code delta} (the per-teacher
+     * target δ). Operator-only.
+     */
+    public static final String TEACHER_CHARGE = "TEACHER_CHARGE";
 
     /** An entry without votes cast or dataset ε. */
     public LedgerEntry(

@@ -2,6 +2,7 @@ package org.hotpate.stream;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.KeyedNoiseSource;
@@ -48,6 +49,9 @@ public final class CoreBindings {
     /** The configured mechanism drawing its DP noise from {@code noise}. */
     public static AggregationMechanism mechanism(
             JobConfig.Mechanism m, int vocabularySize, int teachers, UniformSource noise) {
+        if (IndividualSchemes.isIndividual(m.name())) {
+            return IndividualAccounting.asMechanism(m);
+        }
         return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers, noise);
     }
 
@@ -84,6 +88,9 @@ public final class CoreBindings {
     /** The configured mechanism with secure DP noise (core Mechanisms). */
     public static AggregationMechanism mechanism(
             JobConfig.Mechanism m, int vocabularySize, int teachers) {
+        if (IndividualSchemes.isIndividual(m.name())) {
+            return IndividualAccounting.asMechanism(m);
+        }
         return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers);
     }
 

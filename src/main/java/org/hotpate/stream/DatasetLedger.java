@@ -10,6 +10,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.TeacherSpend;
 
 /**
  * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
@@ -82,6 +83,56 @@ public final class DatasetLedger implements AutoCloseable {
                             client, cfg.kafka().topics().budgetLedger(), READ_TIMEOUT);
         }
         return all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList();
+    }
+
+    /** Every teacher entry of the dataset (per-teacher schemes; the largest version of each). */
+    public List<TeacherSpend> teacherSpends() {
+        List<TeacherSpend> all;
+        if (client == null) {
+            try {
+                all = BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            all =
+                    BudgetLedgerIo.readTeachersTopic(
+                            client, cfg.kafka().topics().budgetLedger(), READ_TIMEOUT);
+        }
+        return all.stream().filter(t -> t.dataset().equals(cfg.datasetId())).toList();
+    }
+
+    /**
+     * Each teacher's charges on the dataset from earlier runs, for a scheme-a/scheme-b run (empty
+     * otherwise): the vote operator starts every teacher from here, so a user's budget holds over
+     * every run. Throws {@link NoBudgetLeftException} when the dataset's teachers were charged
+     * under another plan (scheme or parameters that change the unit or the limit): charges under
+     * two plans do not add up, so such a run must use the same plan or another dataset.
+     */
+    public Map<Long, Long> teacherCharges() {
+        IndividualAccounting acc = IndividualAccounting.of(cfg);
+        if (acc == null) {
+            return Map.of();
+        }
+        Map<Long, Long> out = new java.util.HashMap<>();
+        for (TeacherSpend t : teacherSpends()) {
+            if (!t.plan().equals(acc.planId())) {
+                throw new NoBudgetLeftException(
+                        "dataset '"
+                                + cfg.datasetId()
+                                + "' has teachers charged under the per-teacher plan "
+                                + t.plan()
+                                + "; this run's plan is "
+                                + acc.planId()
+                                + " (mechanism.params sigma/epsilon/lower/upper and"
+                                + " budget.per-teacher-epsilon/-delta must stay the same on a"
+                                + " dataset; see ./hotpate ledger teachers --dataset "
+                                + cfg.datasetId()
+                                + ")");
+            }
+            out.merge(t.teacherId(), t.charges(), Math::max);
+        }
+        return out;
     }
 
     /** The composition of the dataset's runs other than {@code runId}. */

@@ -179,7 +179,8 @@ public final class HotPateJob {
                                                 retention,
                                                 perTeacher,
                                                 perVote,
-                                                cfg.sampler())))
+                                                cfg.sampler(),
+                                                individual(cfg, run))))
                         .uid("vote")
                         .name("vote");
 
@@ -197,7 +198,9 @@ public final class HotPateJob {
                                                 retention,
                                                 cfg.mechanism(),
                                                 cfg.minTeachers(),
-                                                run.noiseSecret())))
+                                                run.noiseSecret(),
+                                                IndividualAccounting.of(cfg),
+                                                cfg.sampler().seed())))
                         .uid("reduce")
                         .name("reduce");
 
@@ -309,9 +312,32 @@ public final class HotPateJob {
                                                             AvroWire.encode(r)))
                                     .returns(Types.POJO(KafkaOut.class))
                                     .uid("encode-budget-ledger")
-                                    .name("encode-budget-ledger"));
+                                    .name("encode-budget-ledger"),
+                            votes.getSideOutput(Tags.TEACHER_LEDGER)
+                                    .map(
+                                            t ->
+                                                    new KafkaOut(
+                                                            topics.budgetLedger(),
+                                                            utf8(t.key()),
+                                                            AvroWire.encode(t)))
+                                    .returns(Types.POJO(KafkaOut.class))
+                                    .uid("encode-teacher-ledger")
+                                    .name("encode-teacher-ledger"));
         }
         out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+    }
+
+    /** The vote operator's per-teacher accounting (scheme-a/scheme-b), or null. */
+    private static VoteOperator.Individual individual(JobConfig cfg, RunContext run) {
+        IndividualAccounting acc = IndividualAccounting.of(cfg);
+        if (acc == null) {
+            return null;
+        }
+        return new VoteOperator.Individual(
+                acc,
+                run.teacherCharges(),
+                cfg.datasetId(),
+                cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL ? cfg.ledgerDir().toString() : null);
     }
 
     private static byte[] utf8(String s) {

@@ -8,6 +8,8 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.teachers.SimulatedTeachers;
 
@@ -64,6 +66,7 @@ public record JobConfig(
                         + budget.perTeacherVotes()
                         + " for a homogeneous ensemble");
         checkNonPrivateMechanism(mechanism, budget);
+        checkIndividualAccounting(ensemble, mechanism, budget);
         checkArgument(
                 ensemble.source() != TeacherSource.RECORDS || !kafka.security().sasl(),
                 "ensemble.source: records does not support kafka.security-protocol "
@@ -92,6 +95,9 @@ public record JobConfig(
      */
     private static void checkNonPrivateMechanism(Mechanism mechanism, Budget budget) {
         boolean dp;
+        if (IndividualSchemes.isIndividual(mechanism.name())) {
+            return; // both schemes are DP
+        }
         try {
             dp = Mechanisms.isDifferentiallyPrivate(mechanism.name());
         } catch (IllegalArgumentException unknownName) {
@@ -115,8 +121,88 @@ public record JobConfig(
                         + budget.epsilon());
     }
 
+    /**
+     * Per-teacher ("individual") accounting (issue 11): {@code mechanism.name} scheme-b or scheme-a
+     * needs a heterogeneous ensemble and {@code budget.per-teacher-epsilon > 0}, and {@code
+     * budget.per-teacher-epsilon} needs one of them; the plan (K or τ) must admit a charge.
+     */
+    private static void checkIndividualAccounting(
+            Ensemble ensemble, Mechanism mechanism, Budget budget) {
+        boolean individual = IndividualSchemes.isIndividual(mechanism.name());
+        if (!individual) {
+            checkArgument(
+                    budget.perTeacherEpsilon() == 0,
+                    "budget.per-teacher-epsilon needs mechanism.name scheme-b (Gaussian count with"
+                            + " the individual Renyi filter; the default for per-teacher"
+                            + " accounting) or scheme-a; got mechanism.name '"
+                            + mechanism.name()
+                            + "'");
+            return;
+        }
+        // Scheme A charges on the released outcome (BETWEEN), which needs an exactly-once feedback
+        // from the reducer to the teacher-keyed state; until that exists the job refuses it rather
+        // than run it uncharged. Scheme B charges at vote time and is complete.
+        checkArgument(
+                !mechanism.name().equals("scheme-a"),
+                "mechanism.name scheme-a is not wired into the stream job yet (its charges depend"
+                        + " on the released outcome and need the reducer's feedback to the teachers'"
+                        + " state); use scheme-b, the default for per-teacher accounting. ./hotpate"
+                        + " privacy plan --scheme a plans it");
+        checkArgument(
+                ensemble.heterogeneous(),
+                "mechanism.name "
+                        + mechanism.name()
+                        + " (per-teacher accounting) needs ensemble.kind: heterogeneous (one user"
+                        + " per teacher)");
+        checkArgument(
+                budget.perTeacherEpsilon() > 0,
+                "mechanism.name "
+                        + mechanism.name()
+                        + " needs budget.per-teacher-epsilon > 0 (each teacher's target epsilon;"
+                        + " with budget.per-teacher-delta, default budget.delta)");
+        checkArgument(
+                budget.perTeacherVotes() == 0,
+                "budget.per-teacher-votes (a vote cap) and mechanism.name "
+                        + mechanism.name()
+                        + " (per-teacher epsilon) exclude each other; got budget.per-teacher-votes "
+                        + budget.perTeacherVotes());
+        IndividualPlan plan =
+                IndividualSchemes.plan(
+                        mechanism.name(),
+                        mechanism.params(),
+                        budget.perTeacherEpsilon(),
+                        budget.targetTeacherDelta());
+        checkArgument(
+                plan.limit() >= 1,
+                "budget.per-teacher-epsilon "
+                        + budget.perTeacherEpsilon()
+                        + " is too small for mechanism "
+                        + mechanism.name()
+                        + " "
+                        + mechanism.params()
+                        + ": no teacher could be charged even once (plan with ./hotpate privacy"
+                        + " plan --scheme "
+                        + (mechanism.name().equals("scheme-a") ? "a" : "b")
+                        + ")");
+    }
+
+    /** The per-teacher plan of a scheme-a/scheme-b run; null for other mechanisms. */
+    public IndividualPlan individualPlan() {
+        if (!IndividualSchemes.isIndividual(mechanism.name())) {
+            return null;
+        }
+        return IndividualSchemes.plan(
+                mechanism.name(),
+                mechanism.params(),
+                budget.perTeacherEpsilon(),
+                budget.targetTeacherDelta());
+    }
+
     /** Whether the run's releases are differentially private (false for targmax/tws). */
     public boolean isPrivate() {
+        if (IndividualSchemes.isIndividual(mechanism.name())) {
+            return true;
+        }
         try {
             return Mechanisms.isDifferentiallyPrivate(mechanism.name());
         } catch (IllegalArgumentException unknownName) {
@@ -280,8 +366,8 @@ public record JobConfig(
      * = none), and the durable per-dataset budget: the dataset id ({@code ""} = derived, see {@link
      * JobConfig#datasetId()}), its total ε over all runs (+∞ = no cap), where the ledger lives
      * ({@code ""} = derived, see {@link JobConfig#ledgerMode()}) and its local directory. {@code
-     * perTeacherEpsilon}/{@code perTeacherDelta} are reserved for individual accounting (issue 11)
-     * and must be 0 until it is wired in.
+     * perTeacherEpsilon}/{@code perTeacherDelta} are each teacher's target under individual
+     * accounting (mechanism scheme-b/scheme-a; 0 = none, δ 0 = {@code delta}).
      */
     public record Budget(
             double epsilon,
@@ -315,15 +401,23 @@ public record JobConfig(
                     "budget.ledger must be one of local, kafka; got '" + ledger + "'");
             checkArgument(!ledgerDir.isBlank(), "budget.ledger-dir must not be empty");
             checkArgument(
-                    perTeacherEpsilon == 0,
-                    "budget.per-teacher-epsilon (individual accounting, Scheme A/B) is not wired"
-                            + " into the job yet; got "
-                            + perTeacherEpsilon
-                            + " (budget.per-teacher-votes caps each teacher's votes)");
+                    perTeacherEpsilon >= 0 && Double.isFinite(perTeacherEpsilon),
+                    "budget.per-teacher-epsilon must be >= 0 and finite (0 = no individual"
+                            + " accounting); got "
+                            + perTeacherEpsilon);
             checkArgument(
-                    perTeacherDelta == 0,
-                    "budget.per-teacher-delta is not wired into the job yet; got "
+                    perTeacherDelta == 0 || (perTeacherDelta > 0 && perTeacherDelta < 1),
+                    "budget.per-teacher-delta must be in (0, 1) (0 = budget.delta); got "
                             + perTeacherDelta);
+            checkArgument(
+                    perTeacherDelta == 0 || perTeacherEpsilon > 0,
+                    "budget.per-teacher-delta needs budget.per-teacher-epsilon > 0; got "
+                            + perTeacherDelta);
+        }
+
+        /** The per-teacher target δ: {@code budget.per-teacher-delta}, default {@code delta}. */
+        public double targetTeacherDelta() {
+            return perTeacherDelta > 0 ? perTeacherDelta : delta;
         }
 
         /** (ε, δ) with a per-teacher vote cap; no dataset cap, ledger where the mode puts it. */

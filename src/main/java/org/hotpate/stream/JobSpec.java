@@ -150,7 +150,7 @@ public final class JobSpec {
                                     "mechanism.name",
                                     Type.STRING,
                                     "hot-pate",
-                                    "Aggregation mechanism (core Mechanisms.create name)."),
+                                    "Aggregation mechanism (core Mechanisms.create name), or a per-teacher scheme: scheme-b (params sigma, threshold, sample-rate) or scheme-a (params epsilon, lower, upper, sample-rate), with budget.per-teacher-epsilon."),
                             Key.of(
                                     "mechanism.params",
                                     Type.DOUBLE_MAP,
@@ -196,12 +196,12 @@ public final class JobSpec {
                                     "budget.per-teacher-epsilon",
                                     Type.DOUBLE,
                                     0.0,
-                                    "Reserved for individual (per-teacher) privacy accounting with Scheme A/B; not wired into the job yet, so a value other than 0 is refused."),
+                                    "Individual (per-teacher) privacy accounting: each teacher's target epsilon over every run on the dataset (0 = none). Needs mechanism.name scheme-b (default choice: Gaussian count with the Feldman-Zrnic individual Renyi filter) or scheme-a (BetweenThresholds, DERIVED proof) and ensemble.kind heterogeneous; K or tau is planned from it (./hotpate privacy plan --scheme a|b). A teacher whose next involvement would pass it abstains for good."),
                             Key.of(
                                     "budget.per-teacher-delta",
                                     Type.DOUBLE,
                                     0.0,
-                                    "Reserved with budget.per-teacher-epsilon (0 = budget.delta); not wired into the job yet, so a value other than 0 is refused."),
+                                    "The per-teacher target delta for budget.per-teacher-epsilon (0 = budget.delta)."),
                             Key.of(
                                     "generation.sequences",
                                     Type.INT,
@@ -521,7 +521,8 @@ public final class JobSpec {
                     "budget.per-teacher",
                     "budget.per-teacher was a cap on each teacher's token votes and is now"
                             + " budget.per-teacher-votes; individual (per-teacher) privacy accounting"
-                            + " will be budget.per-teacher-epsilon (with budget.per-teacher-delta)");
+                            + " is budget.per-teacher-epsilon (with budget.per-teacher-delta) and"
+                            + " mechanism.name scheme-b or scheme-a");
 
     /**
      * Jackson's YAML parser cannot read the YAML float {@code .inf}; an unquoted {@code .inf}

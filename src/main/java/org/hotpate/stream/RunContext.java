@@ -10,13 +10,29 @@ import org.hotpate.core.noise.KeyedNoiseSource;
  * kept in the reducer's operator state. Job graph and checkpoints are therefore operator-only
  * (docs/threat-model.md). {@link #toString()} never prints the secret.
  */
-public record RunContext(byte[] noiseSecret, Budgets.Prior prior) implements Serializable {
+public record RunContext(
+        byte[] noiseSecret, Budgets.Prior prior, java.util.Map<Long, Long> teacherCharges)
+        implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public RunContext {
         if (noiseSecret == null || noiseSecret.length != KeyedNoiseSource.SECRET_BYTES) {
             throw new IllegalArgumentException("the noise secret must be 32 bytes");
         }
+        teacherCharges = new java.util.HashMap<>(teacherCharges);
+    }
+
+    /** Without per-teacher spending from earlier runs. */
+    public RunContext(byte[] noiseSecret, Budgets.Prior prior) {
+        this(noiseSecret, prior, java.util.Map.of());
+    }
+
+    /**
+     * This context with each teacher's charges on the dataset from earlier runs (per-teacher
+     * schemes; from the durable ledger's {@code <dataset>/teacher/<id>} entries).
+     */
+    public RunContext withTeacherCharges(java.util.Map<Long, Long> charges) {
+        return new RunContext(noiseSecret, prior, charges);
     }
 
     /** A fresh secret and no earlier runs (tests; a dataset seen for the first time). */

@@ -36,6 +36,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
@@ -300,7 +301,7 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                RunContext.of(prior),
+                RunContext.of(prior).withTeacherCharges(datasetLedger.teacherCharges()),
                 KafkaIo.rawSource(
                         bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000, client),
                 KafkaIo.rawSource(
@@ -715,6 +716,9 @@ public final class RunSession implements AutoCloseable {
                 w.newLine();
             }
         }
+        if (IndividualSchemes.isIndividual(cfg.mechanism().name())) {
+            writeTeachers(out.resolve("teachers.jsonl"));
+        }
         try (BufferedWriter w = Files.newBufferedWriter(out.resolve("ledger.jsonl"))) {
             for (LedgerEntry e : ledger()) {
                 ObjectNode o = JSON.createObjectNode();
@@ -742,6 +746,48 @@ public final class RunSession implements AutoCloseable {
             }
         }
         return summary;
+    }
+
+    /**
+     * The operator-only {@code teachers.jsonl} of a per-teacher run: one row per teacher charged in
+     * this run — {@code teacher}, {@code epsilon} (its individual ε at the per-teacher target δ,
+     * over every run on the dataset), {@code charges} (on the dataset), {@code chargesThisRun},
+     * {@code retired}. Data-dependent: never public.
+     */
+    private void writeTeachers(Path file) throws IOException {
+        Map<Long, ObjectNode> rows = new TreeMap<>();
+        for (LedgerEntry e : ledger()) {
+            if (e.kind().equals(LedgerEntry.TEACHER_CHARGE)) {
+                ObjectNode o =
+                        rows.computeIfAbsent(
+                                e.teacherId(),
+                                id -> {
+                                    ObjectNode n = JSON.createObjectNode();
+                                    n.put("teacher", id);
+                                    n.put("epsilon", 0.0);
+                                    n.put("charges", 0L);
+                                    n.put("chargesThisRun", 0L);
+                                    n.put("retired", false);
+                                    return n;
+                                });
+                if (e.releases() >= o.get("charges").asLong()) {
+                    o.put("charges", e.releases());
+                    o.put("epsilon", e.epsilonAfter());
+                }
+                o.put("chargesThisRun", o.get("chargesThisRun").asLong() + 1);
+            }
+        }
+        for (LedgerEntry e : ledger()) {
+            if (e.kind().equals(LedgerEntry.TEACHER_RETIRED) && rows.containsKey(e.teacherId())) {
+                rows.get(e.teacherId()).put("retired", true);
+            }
+        }
+        try (BufferedWriter w = Files.newBufferedWriter(file)) {
+            for (ObjectNode o : rows.values()) {
+                w.write(JSON.writeValueAsString(o));
+                w.newLine();
+            }
+        }
     }
 
     /**
@@ -801,6 +847,11 @@ public final class RunSession implements AutoCloseable {
         putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
         putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
         s.put("mechanism", cfg.mechanism().name());
+        if (IndividualSchemes.isIndividual(cfg.mechanism().name())) {
+            // The per-teacher target is public; what each teacher spent is not (teachers.jsonl).
+            s.put("perTeacherEpsilon", cfg.budget().perTeacherEpsilon());
+            s.put("perTeacherDelta", cfg.budget().targetTeacherDelta());
+        }
         s.put("sampler", cfg.sampler().name());
         s.put("teachers", cfg.ensemble().teachers());
         if (cfg.ensemble().fromRecords()) {
@@ -842,6 +893,13 @@ public final class RunSession implements AutoCloseable {
                         .sorted()
                         .toList();
         s.put("retiredTeachers", retired.size());
+        s.put(
+                "chargedTeachers",
+                ledger.stream()
+                        .filter(e -> e.kind().equals(LedgerEntry.TEACHER_CHARGE))
+                        .map(LedgerEntry::teacherId)
+                        .distinct()
+                        .count());
         s.set("retiredTeacherIds", JSON.valueToTree(retired));
         s.put("rejected", rejected.size());
         Map<String, Integer> why = new TreeMap<>();

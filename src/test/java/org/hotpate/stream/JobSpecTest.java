@@ -159,8 +159,68 @@ class JobSpecTest {
         assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher-votes: 25}", "x"))
                 .hasMessageContaining("budget.per-teacher-votes needs ensemble.kind");
         assertThatThrownBy(() -> JobSpec.parse("budget: {per-teacher-epsilon: 1}", "x"))
-                .hasMessageContaining("budget.per-teacher-epsilon")
-                .hasMessageContaining("not wired");
+                .hasMessageContaining("budget.per-teacher-epsilon needs mechanism.name scheme-b");
+    }
+
+    private static final String SCHEME_B =
+            "ensemble: {teachers: 300, kind: heterogeneous}\n"
+                    + "mechanism: {name: scheme-b, params: {sigma: 8, threshold: 30,"
+                    + " sample-rate: 0.5}}\n";
+
+    /** Issue 11: the per-teacher schemes are validated when the spec loads. */
+    @Test
+    void perTeacherSchemesAreValidatedWhenTheSpecLoads() {
+        JobConfig c =
+                JobSpec.parse(SCHEME_B + "budget: {delta: 1.0e-6, per-teacher-epsilon: 1}", "x");
+        assertThat(c.individualPlan().limit()).isEqualTo(2); // σ = 8 at (1, 1e-6): K = 2
+        assertThat(c.budget().targetTeacherDelta()).isEqualTo(1e-6); // default: budget.delta
+        assertThat(c.isPrivate()).isTrue();
+        assertThat(
+                        JobSpec.parse(
+                                        SCHEME_B
+                                                + "budget: {per-teacher-epsilon: 1,"
+                                                + " per-teacher-delta: 1.0e-8}",
+                                        "x")
+                                .budget()
+                                .targetTeacherDelta())
+                .isEqualTo(1e-8);
+        assertThatThrownBy(() -> JobSpec.parse(SCHEME_B, "x"))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("needs budget.per-teacher-epsilon > 0");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        SCHEME_B.replace("kind: heterogeneous", "kind: homogeneous")
+                                                + "budget: {per-teacher-epsilon: 1}",
+                                        "x"))
+                .hasMessageContaining("needs ensemble.kind: heterogeneous");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        SCHEME_B.replace("sample-rate", "rate")
+                                                + "budget: {per-teacher-epsilon: 1}",
+                                        "x"))
+                .hasMessageContaining("unknown parameter 'rate' for mechanism scheme-b");
+        assertThatThrownBy(
+                        () -> JobSpec.parse(SCHEME_B + "budget: {per-teacher-epsilon: 0.01}", "x"))
+                .hasMessageContaining("no teacher could be charged even once");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "ensemble: {kind: heterogeneous}\nmechanism: {name:"
+                                                + " scheme-a, params: {epsilon: 0.1, lower: 20,"
+                                                + " upper: 40, sample-rate: 0.5}}\n"
+                                                + "budget: {per-teacher-epsilon: 1}",
+                                        "x"))
+                .hasMessageContaining("scheme-a is not wired into the stream job yet");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        SCHEME_B
+                                                + "budget: {per-teacher-epsilon: 1,"
+                                                + " per-teacher-votes: 5}",
+                                        "x"))
+                .hasMessageContaining("exclude each other");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.hotpate.stream.ops;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -17,6 +18,8 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.hotpate.core.accounting.SchemeBStep;
+import org.hotpate.core.accounting.TeacherCharges;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.vote.VoteHistogram;
@@ -27,6 +30,7 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.IndividualAccounting;
 import org.hotpate.stream.JobConfig;
 
 /**
@@ -67,8 +71,33 @@ public final class StepReducer
             long retentionMs,
             JobConfig.Mechanism mechanism,
             int minTeachers,
-            byte[] noiseSecret)
+            byte[] noiseSecret,
+            IndividualAccounting individual,
+            long runSeed)
             implements java.io.Serializable {
+        /** Without per-teacher accounting. */
+        public Settings(
+                String topic,
+                int teachers,
+                int vocabularySize,
+                long stepDeadlineMs,
+                long retentionMs,
+                JobConfig.Mechanism mechanism,
+                int minTeachers,
+                byte[] noiseSecret) {
+            this(
+                    topic,
+                    teachers,
+                    vocabularySize,
+                    stepDeadlineMs,
+                    retentionMs,
+                    mechanism,
+                    minTeachers,
+                    noiseSecret,
+                    null,
+                    0);
+        }
+
         @Override
         public String toString() { // never print the secret
             return "StepReducer.Settings[teachers="
@@ -222,10 +251,13 @@ public final class StepReducer
         int attempt = Integer.parseInt(k[k.length - 1]);
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
         int answered = 0;
+        List<long[]> entries = new ArrayList<>(); // (teacher, token), for per-teacher schemes
         for (Map.Entry<Long, Integer> e : votes.entries()) {
             b.vote(e.getKey().intValue(), e.getValue());
+            entries.add(new long[] {e.getKey(), e.getValue()});
             answered++;
         }
+        ReleaseCandidate c;
         if (deadline.value() != null) {
             ctx.timerService().deleteProcessingTimeTimer(deadline.value());
         }
@@ -258,6 +290,12 @@ public final class StepReducer
                             Double.NaN));
             return;
         }
+        if (settings.individual() != null) {
+            c = individualRelease(runId, seq, step, attempt, answered, entries);
+            released.update(c);
+            out.collect(c);
+            return;
+        }
         // The histogram is canonical (sorted tokens and voters), and the noise is keyed by the
         // step: the same votes give the same release, also after a restore.
         AggregationMechanism mechanism =
@@ -267,7 +305,7 @@ public final class StepReducer
                         settings.teachers(),
                         CoreBindings.stepNoise(secret, runId, seq, step, attempt));
         Release r = mechanism.release(b.build());
-        ReleaseCandidate c =
+        c =
                 new ReleaseCandidate(
                         runId,
                         seq,
@@ -284,5 +322,45 @@ public final class StepReducer
                         System.currentTimeMillis());
         released.update(c);
         out.collect(c);
+    }
+
+    /**
+     * A per-teacher scheme's step (scheme-a/scheme-b): count the involved teachers — own vote = the
+     * tested token and public coin 1 (core {@code IndividualSchemes.involved}; a teacher without
+     * room was already turned into an abstention by the vote operator) — and let core decide on the
+     * count with the step's keyed noise. The candidate names the teachers the outcome charges; the
+     * noisy count is never returned.
+     */
+    private ReleaseCandidate individualRelease(
+            String runId, long seq, int step, int attempt, int answered, List<long[]> entries) {
+        IndividualAccounting acc = settings.individual();
+        long seed = CoreBindings.stepSeed(settings.runSeed(), runId, seq, step, attempt);
+        List<Long> involved = new ArrayList<>();
+        for (long[] e : entries) {
+            if (acc.involved((int) e[1], e[0], seed, TeacherCharges.NONE)) {
+                involved.add(e[0]);
+            }
+        }
+        involved.sort(null); // canonical: the same votes give the same draw
+        SchemeBStep.Decision d =
+                acc.decide(
+                        involved.size(), CoreBindings.stepNoise(secret, runId, seq, step, attempt));
+        String event = PrivacyEventJson.encode(d.event());
+        return new ReleaseCandidate(
+                runId,
+                seq,
+                step,
+                attempt,
+                d.reported() ? acc.randomness(seed).token() : -1,
+                settings.mechanism().name(),
+                event,
+                event,
+                Double.NaN,
+                d.chargeInvolved()
+                        ? involved.stream().mapToLong(Long::longValue).toArray()
+                        : new long[0],
+                answered,
+                settings.teachers(),
+                System.currentTimeMillis());
     }
 }

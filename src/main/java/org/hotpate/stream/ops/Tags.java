@@ -5,6 +5,7 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.model.TeacherSpend;
 
 /** Side outputs shared by the operators. */
 public final class Tags {
@@ -18,6 +19,13 @@ public final class Tags {
 
     /** The run's entry in the durable per-dataset budget ledger (after every charge). */
     public static final OutputTag<BudgetRecord> BUDGET_LEDGER = new OutputTag<>("budget-ledger") {};
+
+    /**
+     * Per-teacher spending (scheme-a/scheme-b runs): the durable ledger's {@code
+     * <dataset>/teacher/<id>} entries, operator-only.
+     */
+    public static final OutputTag<TeacherSpend> TEACHER_LEDGER =
+            new OutputTag<>("teacher-ledger") {};
 
     /** Finished synthetic records. */
     public static final OutputTag<SyntheticRecord> RECORDS = new OutputTag<>("records") {};

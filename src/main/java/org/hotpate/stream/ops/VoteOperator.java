@@ -1,8 +1,10 @@
 package org.hotpate.stream.ops;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -15,18 +17,25 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.core.accounting.ChargeLimit;
+import org.hotpate.core.accounting.TeacherCharges;
 import org.hotpate.core.sampling.TeacherDistribution;
+import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Keys;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.Rejected;
+import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.IndividualAccounting;
 
 /**
  * The teacher-keyed vote operator (DESIGN.md topology step 2). Steps arrive broadcast; each
@@ -39,14 +48,26 @@ import org.hotpate.stream.CoreBindings;
  * the vote that reaches the cap is the teacher's last, and an operator-only {@code TEACHER_RETIRED}
  * ledger entry says so once.
  *
+ * <p><b>Per-teacher accounting</b> ({@code mechanism.name: scheme-b}; {@link Individual}): the
+ * teacher's charge count under the core plan lives in {@code teacher-charges} (starting from its
+ * spending on the dataset in earlier runs). A teacher whose next involvement would pass its budget
+ * (Scheme B: K charges used) abstains for good. Otherwise, if it is involved in the step — its own
+ * vote is the tested token and its public coin is 1 (core {@code IndividualSchemes.involved}) — it
+ * is charged one unit before the vote leaves: Scheme B charges every involvement whatever the
+ * outcome, so the charge needs nothing from the reducer. Each charge goes to the operator-only
+ * ledger ({@code TEACHER_CHARGE}) and to the durable per-dataset ledger ({@code
+ * <dataset>/teacher/<id>}).
+ *
  * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
  * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after
- * the step deadline), {@code teacher-charge} (the run's lifetime: a spent teacher never votes
- * again, across restarts), broadcast {@code open-steps} (a step leaves when a later step of its
- * sequence arrives, or when it is older than the retention by the issue times in the data).
+ * the step deadline), {@code teacher-charge} / {@code teacher-charges} (the run's lifetime: a spent
+ * teacher never votes again, across restarts), broadcast {@code open-steps} (a step leaves when a
+ * later step of its sequence arrives, or when it is older than the retention by the issue times in
+ * the data).
  */
 public final class VoteOperator
-        extends KeyedBroadcastProcessFunction<Long, Distribution, GenerationStep, Vote> {
+        extends KeyedBroadcastProcessFunction<Long, Distribution, GenerationStep, Vote>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private static final long RETRY_MS = 200;
 
@@ -61,8 +82,45 @@ public final class VoteOperator
             long retentionMs,
             double perTeacherBudget,
             double perVoteCharge,
-            org.hotpate.stream.JobConfig.Sampler sampler)
-            implements java.io.Serializable {}
+            org.hotpate.stream.JobConfig.Sampler sampler,
+            Individual individual)
+            implements java.io.Serializable {
+        /** Without per-teacher accounting (a vote cap at most). */
+        public Settings(
+                String topic,
+                int teachers,
+                long stepDeadlineMs,
+                long retentionMs,
+                double perTeacherBudget,
+                double perVoteCharge,
+                org.hotpate.stream.JobConfig.Sampler sampler) {
+            this(
+                    topic,
+                    teachers,
+                    stepDeadlineMs,
+                    retentionMs,
+                    perTeacherBudget,
+                    perVoteCharge,
+                    sampler,
+                    null);
+        }
+    }
+
+    /**
+     * Per-teacher accounting (scheme-a/scheme-b): the binding to core, each teacher's charges on
+     * the dataset before this run (from the durable ledger), the dataset, and the local ledger
+     * directory (null: the ledger is the Kafka topic, written through {@link Tags#TEACHER_LEDGER}).
+     */
+    public record Individual(
+            IndividualAccounting accounting,
+            Map<Long, Long> priorCharges,
+            String dataset,
+            String ledgerDir)
+            implements java.io.Serializable {
+        public Individual {
+            priorCharges = new java.util.HashMap<>(priorCharges);
+        }
+    }
 
     /** A distribution waiting for its step to arrive on the broadcast side. */
     public record Pending(Distribution distribution, long since) {}
@@ -74,11 +132,36 @@ public final class VoteOperator
     private transient CoreBindings.Voter voter;
     private transient Counter rejected;
     private transient Counter skippedRetired;
-    private transient Counter teachersRetired;
-    private transient ChargeLimit limit; // null: no per-teacher charging
+    private transient Counter teachersRetired; // hotpate_teachersRetired (operator-only)
+    private transient ChargeLimit limit; // null: no per-teacher vote cap
+    private transient ValueState<Long> teacherCharges; // per-teacher schemes
+    private transient Map<Long, TeacherSpend> unsaved; // local ledger: written at checkpoints
 
     public VoteOperator(Settings settings) {
         this.settings = settings;
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) {
+        unsaved = new LinkedHashMap<>();
+    }
+
+    /**
+     * Local ledger: the teachers charged since the last checkpoint are written before it completes,
+     * hence before the Kafka transaction holding the votes' releases commits (write-ahead, as the
+     * accountant does for the run's curve). A failed write fails the checkpoint.
+     */
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        Individual ind = settings.individual();
+        if (ind == null || ind.ledgerDir() == null) {
+            unsaved.clear();
+            return;
+        }
+        for (TeacherSpend t : unsaved.values()) {
+            BudgetLedgerIo.writeTeacherLocal(Path.of(ind.ledgerDir()), t);
+        }
+        unsaved.clear();
     }
 
     @Override
@@ -103,6 +186,9 @@ public final class VoteOperator
                 settings.perTeacherBudget() > 0
                         ? new ChargeLimit(settings.perTeacherBudget())
                         : null;
+        teacherCharges =
+                getRuntimeContext()
+                        .getState(new ValueStateDescriptor<>("teacher-charges", Types.LONG));
         rejected = getRuntimeContext().getMetricGroup().counter("rejected");
         skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
         teachersRetired = JobMetrics.teachersRetired(getRuntimeContext());
@@ -206,7 +292,29 @@ public final class VoteOperator
             return;
         }
         voted.put(key, Boolean.TRUE);
-        if (limit != null) {
+        Individual ind = settings.individual();
+        if (ind != null) {
+            IndividualAccounting acc = ind.accounting();
+            TeacherCharges t = chargesOf(d.teacherId(), ind);
+            if (t.retired(acc.plan())) {
+                skippedRetired.inc(); // never votes again: an abstention closes the step early
+                out.collect(
+                        new Vote(
+                                d.runId(),
+                                d.sequenceId(),
+                                d.step(),
+                                d.attempt(),
+                                d.teacherId(),
+                                Vote.ABSTAIN));
+                return;
+            }
+            // Scheme B charges every involvement, whatever the outcome: the charge is decided by
+            // the teacher's own vote and the public randomness, so it is applied here, in the same
+            // keyed state and checkpoint as the vote (a replayed vote is a DUPLICATE_VOTE above).
+            if (acc.chargesAtVote() && acc.involved(token, d.teacherId(), step.publicSeed(), t)) {
+                charge(d, t.charge(acc.plan()), ind, ctx);
+            }
+        } else if (limit != null) {
             double spent = charge.value() == null ? 0.0 : charge.value();
             if (limit.isRetired(spent)) {
                 // Retired: counted as an abstention so the step can still close early.
@@ -246,6 +354,71 @@ public final class VoteOperator
         }
         out.collect(
                 new Vote(d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), token));
+    }
+
+    private TeacherCharges chargesOf(long teacher, Individual ind) throws Exception {
+        Long stored = teacherCharges.value();
+        return TeacherCharges.of(
+                stored != null ? stored : ind.priorCharges().getOrDefault(teacher, 0L));
+    }
+
+    /** Stores a teacher's new charge count and reports it (ledger entry, durable spending). */
+    private void charge(Distribution d, TeacherCharges next, Individual ind, ReadOnlyContext ctx)
+            throws Exception {
+        IndividualAccounting acc = ind.accounting();
+        teacherCharges.update(next.charges()); // in state before the vote leaves
+        boolean retired = next.retired(acc.plan());
+        double eps = acc.epsilon(next);
+        long now = System.currentTimeMillis();
+        ctx.output(
+                Tags.LEDGER,
+                new LedgerEntry(
+                        d.runId(),
+                        LedgerEntry.TEACHER_CHARGE,
+                        d.sequenceId(),
+                        d.step(),
+                        d.attempt(),
+                        acc.plan().scheme(),
+                        "",
+                        eps,
+                        acc.targetDelta(),
+                        next.charges(),
+                        d.teacherId(),
+                        now));
+        TeacherSpend spend =
+                new TeacherSpend(
+                        ind.dataset(),
+                        d.teacherId(),
+                        acc.planId(),
+                        next.charges(),
+                        eps,
+                        acc.targetDelta(),
+                        retired,
+                        d.runId(),
+                        now);
+        if (ind.ledgerDir() == null) {
+            ctx.output(Tags.TEACHER_LEDGER, spend);
+        } else {
+            unsaved.put(d.teacherId(), spend);
+        }
+        if (retired) {
+            teachersRetired.inc();
+            ctx.output(
+                    Tags.LEDGER,
+                    new LedgerEntry(
+                            d.runId(),
+                            LedgerEntry.TEACHER_RETIRED,
+                            d.sequenceId(),
+                            d.step(),
+                            d.attempt(),
+                            acc.plan().scheme(),
+                            "",
+                            eps,
+                            acc.targetDelta(),
+                            next.charges(),
+                            d.teacherId(),
+                            now));
+        }
     }
 
     private int computeVote(Distribution d, TeacherDistribution dist, GenerationStep step) {
