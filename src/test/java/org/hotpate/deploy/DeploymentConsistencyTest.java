@@ -239,7 +239,9 @@ class DeploymentConsistencyTest {
                         JobManagerOptions.class,
                         TaskManagerOptions.class,
                         RestOptions.class,
-                        RocksDBOptions.class)) {
+                        RocksDBOptions.class,
+                        org.apache.flink.configuration.HighAvailabilityOptions.class,
+                        org.apache.flink.configuration.PipelineOptions.class)) {
             for (Field f : c.getFields()) {
                 if (Modifier.isStatic(f.getModifiers())
                         && ConfigOption.class.isAssignableFrom(f.getType())) {
