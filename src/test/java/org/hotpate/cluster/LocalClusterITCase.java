@@ -65,8 +65,12 @@ class LocalClusterITCase {
 
     @BeforeAll
     static void startCluster() throws IOException {
-        work = Files.createDirectories(Path.of("target/it-cluster").toAbsolutePath());
-        dir = work.resolve("cluster-" + System.currentTimeMillis());
+        // A fresh directory per test run: outputs of an earlier run (same target/) must not count.
+        work =
+                Files.createDirectories(
+                        Path.of("target/it-cluster", "run-" + System.currentTimeMillis())
+                                .toAbsolutePath());
+        dir = work.resolve("cluster");
         // Whatever happens to this JVM, the cluster's processes do not outlive it.
         cleanup = new Thread(() -> LocalCluster.stop(dir, Duration.ofSeconds(5), null));
         Runtime.getRuntime().addShutdownHook(cleanup);
