@@ -170,7 +170,7 @@ public final class JobSpec {
                                     "budget.dataset",
                                     Type.STRING,
                                     "",
-                                    "Id of the private dataset the run reads; every run on it is composed in the durable budget ledger. Default: derived from the teachers' data source (today: ensemble.id)."),
+                                    "Id of the private dataset the run reads; every run on it is composed in the durable budget ledger. Default: derived from the teachers' data source: records-<records.topic> for a records run, else ensemble.id."),
                             Key.of(
                                     "budget.dataset-epsilon",
                                     Type.DOUBLE,
