@@ -1,5 +1,6 @@
 package org.hotpate.stream.ops;
 
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -74,6 +75,10 @@ public final class NgramTeacherOperator
     private transient MapState<String, Integer> perUser;
     private transient ValueState<Long> records;
     private transient NgramModel model;
+
+    /** One teacher's tables while its timer answers every open step; null otherwise. */
+    private transient Map<String, FollowerTable> timerTables;
+
     private transient Counter overLimit;
     private transient Counter answers;
 
@@ -102,12 +107,24 @@ public final class NgramTeacherOperator
                 new ContextStore() {
                     @Override
                     public FollowerTable get(String key) throws Exception {
-                        return counts.get(key);
+                        Map<String, FollowerTable> cache = timerTables;
+                        if (cache == null) {
+                            return counts.get(key);
+                        }
+                        if (cache.containsKey(key)) {
+                            return cache.get(key);
+                        }
+                        FollowerTable t = counts.get(key);
+                        cache.put(key, t);
+                        return t;
                     }
 
                     @Override
                     public void put(String key, FollowerTable table) throws Exception {
                         counts.put(key, table);
+                        if (timerTables != null) {
+                            timerTables.put(key, table);
+                        }
                     }
                 };
         model =
@@ -165,9 +182,16 @@ public final class NgramTeacherOperator
 
     @Override
     public void onTimer(long ts, OnTimerContext ctx, Collector<Distribution> out) throws Exception {
-        for (Map.Entry<String, GenerationStep> e :
-                ctx.getBroadcastState(OPEN_STEPS).immutableEntries()) {
-            out.collect(answer(ctx.getCurrentKey(), e.getValue()));
+        // The open steps mostly share contexts (every sequence starts from the same prompt): read
+        // each of this teacher's tables from RocksDB once for all of them, then forget them.
+        timerTables = new HashMap<>();
+        try {
+            for (Map.Entry<String, GenerationStep> e :
+                    ctx.getBroadcastState(OPEN_STEPS).immutableEntries()) {
+                out.collect(answer(ctx.getCurrentKey(), e.getValue()));
+            }
+        } finally {
+            timerTables = null;
         }
     }
 

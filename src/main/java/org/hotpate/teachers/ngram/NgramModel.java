@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,6 +48,9 @@ public final class NgramModel {
     private final ContextStore store;
     private final NgramModel backoff;
 
+    /** Bumped by every {@link #add}: a cached view of this model as a backoff is then stale. */
+    private volatile long version;
+
     /**
      * @param backoff the public model below the empty context, or null for the uniform 1/|V|
      */
@@ -70,6 +74,7 @@ public final class NgramModel {
 
     /** Adds one record (its tokens, without padding) under {@code label} ("" = no label). */
     public void add(String label, int[] tokens) throws Exception {
+        version++; // single writer (a model is trained from one thread)
         // Counted in memory first: one read and one write per distinct context of the record.
         int[] padded = pad(tokens);
         Map<String, TreeMap<Integer, Integer>> increments = new HashMap<>();
@@ -147,8 +152,64 @@ public final class NgramModel {
     /**
      * The {@code topK} most likely next tokens after {@code history} (prompt ++ generated tokens)
      * among tokens with a count at some level, by probability (ties: smaller id first).
+     *
+     * <p>Fast path, same answer as the exhaustive definition ({@link #nextExhaustive}): a token
+     * with no private count at any level gets P = f(P_pub(w)) with f monotone (each level maps p to
+     * N1+·p/(c+N1+), a rounding-monotone map), so among those tokens the order by P is the order by
+     * P_pub. The backoff's candidates sorted by P_pub depend only on the context, not on the
+     * teacher ({@link PublicView}, cached per context); a teacher then scores its own candidates
+     * and walks the shared ranking only until it has {@code topK} public-only tokens and the next
+     * one scores strictly lower — O(own + topK) per teacher instead of O(|public vocabulary|).
      */
     public Next next(String label, int[] history, int topK) throws Exception {
+        if (topK <= 0) {
+            return new Next(new int[0], new double[0]);
+        }
+        List<FollowerTable> own = tables(label, history);
+        PublicView view = backoff == null ? null : publicView(history);
+        double uniform = 1.0 / vocabularySize;
+        int[] mine = union(own);
+        int n = mine.length;
+        int cap = n + topK;
+        int[] c = new int[cap];
+        double[] p = new double[cap];
+        for (int i = 0; i < n; i++) {
+            int w = mine[i];
+            double base = view == null ? uniform : interpolate(view.tables, w, uniform);
+            c[i] = w;
+            p[i] = interpolate(own, w, base);
+        }
+        if (view != null) {
+            int taken = 0;
+            double kth = Double.NaN;
+            for (int r = 0; r < view.tokens.length; r++) {
+                int w = view.tokens[r];
+                if (Arrays.binarySearch(mine, w) >= 0) {
+                    continue;
+                }
+                double pw = interpolate(own, w, view.probs[r]);
+                if (taken >= topK && pw < kth) {
+                    break; // every later token scores <= pw < the k-th: none can enter the top-k
+                }
+                if (n == c.length) {
+                    c = Arrays.copyOf(c, 2 * n);
+                    p = Arrays.copyOf(p, 2 * n);
+                }
+                c[n] = w;
+                p[n++] = pw;
+                if (++taken == topK) {
+                    kth = pw;
+                }
+            }
+        }
+        return top(c, p, n, topK);
+    }
+
+    /**
+     * The exhaustive definition of {@link #next}: every candidate scored and sorted (kept to test
+     * the fast path against).
+     */
+    Next nextExhaustive(String label, int[] history, int topK) throws Exception {
         List<FollowerTable> own = tables(label, history);
         List<FollowerTable> pub = backoffTables(history);
         Set<Integer> candidates = new HashSet<>();
@@ -161,13 +222,16 @@ public final class NgramModel {
         }
         int[] c = candidates.stream().mapToInt(Integer::intValue).toArray();
         double[] p = new double[c.length];
-        Integer[] idx = new Integer[c.length];
         for (int i = 0; i < c.length; i++) {
             p[i] = probability(own, pub, c[i]);
-            idx[i] = i;
         }
-        Arrays.sort(idx, (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : c[a] - c[b]);
-        int k = Math.min(topK, c.length);
+        return top(c, p, c.length, topK);
+    }
+
+    /** The first {@code topK} of {@code c[0, n)} by p descending, then id ascending. */
+    private static Next top(int[] c, double[] p, int n, int topK) {
+        int[] idx = order(c, p, n);
+        int k = Math.max(0, Math.min(topK, n));
         int[] tokens = new int[k];
         double[] probs = new double[k];
         double sum = 0;
@@ -182,5 +246,106 @@ public final class NgramModel {
             }
         }
         return new Next(tokens, probs);
+    }
+
+    /** Indices of {@code c[0, n)} sorted by p descending, then id ascending (a total order). */
+    private static int[] order(int[] c, double[] p, int n) {
+        Integer[] idx = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            idx[i] = i;
+        }
+        Arrays.sort(idx, (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : c[a] - c[b]);
+        int[] out = new int[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = idx[i];
+        }
+        return out;
+    }
+
+    /** The distinct tokens of {@code tables}, ascending. */
+    private static int[] union(List<FollowerTable> tables) {
+        int size = 0;
+        for (FollowerTable t : tables) {
+            size += t.tokens().length;
+        }
+        int[] all = new int[size];
+        int at = 0;
+        for (FollowerTable t : tables) {
+            System.arraycopy(t.tokens(), 0, all, at, t.tokens().length);
+            at += t.tokens().length;
+        }
+        Arrays.sort(all);
+        int n = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (n == 0 || all[i] != all[n - 1]) {
+                all[n++] = all[i];
+            }
+        }
+        return Arrays.copyOf(all, n);
+    }
+
+    // ---- the backoff side of a context, shared by every private model's answers ----
+
+    /**
+     * The backoff model's tables of one context and its candidates (every token with a count at
+     * some level) ranked by P_pub descending, then id ascending. Public only: built from the
+     * backoff model, never from this model's counts.
+     */
+    private static final class PublicView {
+        final long backoffVersion;
+        final List<FollowerTable> tables;
+        final int[] tokens;
+        final double[] probs;
+
+        PublicView(long backoffVersion, List<FollowerTable> tables, int[] tokens, double[] probs) {
+            this.backoffVersion = backoffVersion;
+            this.tables = tables;
+            this.tokens = tokens;
+            this.probs = probs;
+        }
+    }
+
+    /** Contexts whose public view is kept (the in-flight sequences' contexts, LRU). */
+    private static final int PUBLIC_VIEWS = 64;
+
+    private final Map<String, PublicView> publicViews =
+            new LinkedHashMap<>(16, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, PublicView> e) {
+                    return size() > PUBLIC_VIEWS;
+                }
+            };
+
+    private PublicView publicView(int[] history) throws Exception {
+        int[] h = context(history);
+        String key = ContextKey.of("", h, 0, h.length);
+        long version = backoff.version;
+        synchronized (publicViews) {
+            PublicView v = publicViews.get(key);
+            if (v != null && v.backoffVersion == version) {
+                return v;
+            }
+        }
+        List<FollowerTable> pub = backoff.tables("", history);
+        int[] c = union(pub);
+        double[] p = new double[c.length];
+        double uniform = 1.0 / vocabularySize;
+        for (int i = 0; i < c.length; i++) {
+            p[i] = interpolate(pub, c[i], uniform);
+        }
+        int[] idx = order(c, p, c.length);
+        int[] tokens = new int[c.length];
+        double[] probs = new double[c.length];
+        for (int i = 0; i < c.length; i++) {
+            tokens[i] = c[idx[i]];
+            probs[i] = p[idx[i]];
+        }
+        PublicView v = new PublicView(version, pub, tokens, probs);
+        synchronized (publicViews) {
+            publicViews.put(key, v);
+        }
+        return v;
     }
 }

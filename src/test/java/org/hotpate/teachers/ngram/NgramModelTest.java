@@ -109,4 +109,66 @@ class NgramModelTest {
         assertThat(u.total()).isEqualTo(9);
         assertThat(u.distinct()).isEqualTo(4);
     }
+
+    /**
+     * The fast top-k (shared public ranking, early stop) equals the exhaustive definition exactly —
+     * same tokens, same order, bit-identical probabilities — on random models with many ties (small
+     * vocabulary, small counts), with and without a public model, for every k.
+     */
+    @Test
+    void fastTopKEqualsTheExhaustiveDefinition() throws Exception {
+        java.util.Random rnd = new java.util.Random(20260101L);
+        int vocab = 40;
+        int eot = 39;
+        int compared = 0;
+        for (int trial = 0; trial < 30; trial++) {
+            int order = 1 + rnd.nextInt(4);
+            NgramModel pub = null;
+            if (trial % 3 != 0) {
+                pub = new NgramModel(order, vocab, eot, new InMemoryContextStore(), null);
+                for (int r = 0; r < 1 + rnd.nextInt(40); r++) {
+                    pub.add("", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(8)));
+                }
+            }
+            NgramModel m = new NgramModel(order, vocab, eot, new InMemoryContextStore(), pub);
+            for (int r = 0; r < rnd.nextInt(6); r++) {
+                m.add(r % 2 == 0 ? "" : "x", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(6)));
+            }
+            for (int q = 0; q < 20; q++) {
+                int[] history = randomTokens(rnd, vocab, rnd.nextInt(5));
+                String label = q % 4 == 0 ? "x" : "";
+                for (int k : new int[] {1, 2, 3, 5, 8, 64}) {
+                    NgramModel.Next fast = m.next(label, history, k);
+                    NgramModel.Next slow = m.nextExhaustive(label, history, k);
+                    assertThat(fast.tokens())
+                            .as(
+                                    "trial %d history %s k %d",
+                                    trial, java.util.Arrays.toString(history), k)
+                            .containsExactly(slow.tokens());
+                    assertThat(fast.probs()).containsExactly(slow.probs());
+                    compared++;
+                }
+            }
+        }
+        assertThat(compared).isEqualTo(30 * 20 * 6);
+    }
+
+    /** A public model trained after a private model answered is seen by the next answer. */
+    @Test
+    void aChangedPublicModelIsNotServedFromTheCache() throws Exception {
+        NgramModel pub = new NgramModel(2, 10, 9, new InMemoryContextStore(), null);
+        pub.add("", new int[] {4});
+        NgramModel m = privateModel(pub);
+        assertThat(m.next("", new int[] {1}, 10).tokens()).doesNotContain(6);
+        pub.add("", new int[] {6, 6, 6});
+        assertThat(m.next("", new int[] {1}, 10).tokens()).contains(6);
+    }
+
+    private static int[] randomTokens(java.util.Random rnd, int bound, int n) {
+        int[] t = new int[n];
+        for (int i = 0; i < n; i++) {
+            t[i] = rnd.nextInt(bound);
+        }
+        return t;
+    }
 }
