@@ -45,9 +45,13 @@ import org.hotpate.teachers.text.Tokenizer;
  * {@code user-records} (MapState user → records counted) and {@code teacher-records} (records
  * counted) live as long as the run's job (the teachers are the run's model); broadcast {@code
  * teacher-open-steps} loses a step when a later step/attempt of its sequence arrives or it is older
- * than the retention. Known limit: after a restore, a step that arrived before the restored
- * watermark returned to READY is not answered by the teacher timers (they already fired); it closes
- * at its deadline with abstentions and is resampled.
+ * than the retention. Two in-memory caches, neither Flink state: {@code timerTables} holds one
+ * teacher's tables only while its READY timer answers the open steps (at most open steps × order
+ * entries, dropped when the timer returns); the model's public views (one ranking of the public
+ * model's candidates per context, LRU of 64, public data only) are shared by all teachers of the
+ * subtask ({@link NgramModel#next}). Known limit: after a restore, a step that arrived before the
+ * restored watermark returned to READY is not answered by the teacher timers (they already fired);
+ * it closes at its deadline with abstentions and is resampled.
  */
 public final class NgramTeacherOperator
         extends KeyedBroadcastProcessFunction<Long, TeacherRecord, GenerationStep, Distribution> {
