@@ -5,9 +5,7 @@ import static org.hotpate.core.util.Preconditions.checkNotNull;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.OptionalDouble;
-import java.util.Set;
 
 /**
  * One teacher's next-token distribution at one step, in one of the forms a teacher can send. Every
@@ -312,10 +310,18 @@ public sealed interface TeacherDistribution {
         if (ascending) {
             return;
         }
-        Set<Integer> seen = new HashSet<>(tokens.length * 2);
-        for (int t : tokens) {
-            checkArgument(t >= 0, "token ids must be >= 0; got " + t);
-            checkArgument(seen.add(t), "duplicate token " + t);
+        // Otherwise (e.g. tokens ordered by probability): a sorted copy, no boxing, and the
+        // messages built only on failure (eager concatenation per token dominated the vote
+        // operator's CPU in a JFR profile of the demo).
+        int[] sorted = tokens.clone();
+        java.util.Arrays.sort(sorted);
+        if (sorted[0] < 0) {
+            throw new IllegalArgumentException("token ids must be >= 0; got " + sorted[0]);
+        }
+        for (int i = 1; i < sorted.length; i++) {
+            if (sorted[i] == sorted[i - 1]) {
+                throw new IllegalArgumentException("duplicate token " + sorted[i]);
+            }
         }
     }
 
