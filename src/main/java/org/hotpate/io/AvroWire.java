@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.specific.SpecificData;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
@@ -33,12 +34,27 @@ import org.hotpate.model.TeacherSpend;
 public final class AvroWire {
     private AvroWire() {}
 
-    /** Input that is not a single-object-encoded message of the expected schema. */
+    /**
+     * Input that is not a single-object-encoded message of the expected schema; {@link #reason()}
+     * is the dead letter's reason: {@link Rejected#UNKNOWN_SCHEMA} for a well-formed header with a
+     * fingerprint this version does not read, {@link Rejected#NOT_UTF8} for a string field that is
+     * not UTF-8, else {@link Rejected#UNDECODABLE}.
+     */
     public static final class UndecodableException extends Exception {
         private static final long serialVersionUID = 1L;
+        private final String reason;
 
         UndecodableException(String message, Throwable cause) {
+            this(Rejected.UNDECODABLE, message, cause);
+        }
+
+        UndecodableException(String reason, String message, Throwable cause) {
             super(message, cause);
+            this.reason = reason;
+        }
+
+        public String reason() {
+            return reason;
         }
     }
 
@@ -487,11 +503,28 @@ public final class AvroWire {
                 decode(
                         () -> org.hotpate.io.avro.PrivateRecord.getDecoder().decode(b),
                         "PrivateRecord");
+        // Avro decodes malformed UTF-8 to U+FFFD silently; a record with U+FFFD is re-encoded and
+        // must give back its own bytes, else some string field was not valid UTF-8.
+        if (hasReplacement(a.getUser())
+                || hasReplacement(a.getText())
+                || hasReplacement(a.getLabel())) {
+            byte[] again = bytes(() -> org.hotpate.io.avro.PrivateRecord.getEncoder().encode(a));
+            if (!java.util.Arrays.equals(again, b)) {
+                throw new UndecodableException(
+                        Rejected.NOT_UTF8,
+                        "a string field of the PrivateRecord is not valid UTF-8",
+                        null);
+            }
+        }
         return new PrivateRecord(
                 a.getUser(),
                 a.getText(),
                 a.getLabel() == null ? "" : a.getLabel(),
                 a.getEventTimeMs() == null ? -1 : a.getEventTimeMs());
+    }
+
+    private static boolean hasReplacement(String s) {
+        return s != null && s.indexOf('\uFFFD') >= 0;
     }
 
     // ---- helpers ----
@@ -518,6 +551,9 @@ public final class AvroWire {
                 throw new UndecodableException("not a " + what + " message (empty)", null);
             }
             return t;
+        } catch (MissingSchemaException e) {
+            throw new UndecodableException(
+                    Rejected.UNKNOWN_SCHEMA, "not a " + what + " message: " + e.getMessage(), e);
         } catch (IOException
                 | AvroRuntimeException
                 | IndexOutOfBoundsException

@@ -38,11 +38,28 @@ public record Rejected(
     /** Reasons, as written to the {@code reason} field. */
     public static final String UNDECODABLE = "UNDECODABLE";
 
+    /**
+     * Avro single-object bytes with a well-formed header whose schema fingerprint is none this
+     * version reads (a producer on another schema version, or another record type on the topic).
+     */
+    public static final String UNKNOWN_SCHEMA = "UNKNOWN_SCHEMA";
+
+    /**
+     * A private record on the topic whose user, text or label bytes are not valid UTF-8 (the same
+     * reason as {@code RecordValidator.NOT_UTF8} for a records-file line).
+     */
+    public static final String NOT_UTF8 = "NOT_UTF8";
+
     public static final String INVALID_DISTRIBUTION = "INVALID_DISTRIBUTION";
     public static final String UNKNOWN_TEACHER = "UNKNOWN_TEACHER";
     public static final String UNKNOWN_STEP = "UNKNOWN_STEP";
     public static final String DUPLICATE_VOTE = "DUPLICATE_VOTE";
     public static final String RANDOMNESS_VERSION = "RANDOMNESS_VERSION";
+
+    /**
+     * A distribution for a step that is closed: the reducer already aggregated it, or its sequence
+     * has moved on to a later position or attempt.
+     */
     public static final String LATE_VOTE = "LATE_VOTE";
 
     /**

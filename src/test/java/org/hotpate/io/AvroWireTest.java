@@ -13,6 +13,7 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.PayloadKind;
+import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
@@ -269,5 +270,52 @@ class AvroWireTest {
             assertThat(f.doc()).as("doc of " + s.getName() + "." + f.name()).isNotBlank();
             assertDocumented(f.schema());
         }
+    }
+
+    @Test
+    void aKnownHeaderWithAnUnknownFingerprintIsUnknownSchema_garbageIsUndecodable()
+            throws Exception {
+        byte[] step =
+                AvroWire.encode(
+                        new GenerationStep("r", "e", 3, 4, 1, new int[0], -5L, 1, 1050, 10, 20));
+        byte[] other = step.clone();
+        other[5] ^= 0x5a; // inside the 8-byte fingerprint after the 2-byte marker
+        assertThatThrownBy(() -> AvroWire.decodeStep(other))
+                .isInstanceOfSatisfying(
+                        AvroWire.UndecodableException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Rejected.UNKNOWN_SCHEMA));
+        assertThatThrownBy(() -> AvroWire.decodeStep("hello".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOfSatisfying(
+                        AvroWire.UndecodableException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Rejected.UNDECODABLE));
+    }
+
+    @Test
+    void aPrivateRecordWhoseTextIsNotUtf8IsRejected_aRealReplacementCharacterIsNot()
+            throws Exception {
+        byte[] ok = AvroWire.encode(new PrivateRecord("u", "aXc", "", -1));
+        int at = indexOf(ok, "aXc".getBytes(StandardCharsets.UTF_8));
+        byte[] bad = ok.clone();
+        bad[at + 1] = (byte) 0xff; // same length, so the Avro framing stays intact
+        assertThatThrownBy(() -> AvroWire.decodePrivateRecord(bad))
+                .isInstanceOfSatisfying(
+                        AvroWire.UndecodableException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Rejected.NOT_UTF8));
+        PrivateRecord real = new PrivateRecord("u", "a\uFFFDc", "", -1);
+        assertThat(AvroWire.decodePrivateRecord(AvroWire.encode(real)).text())
+                .isEqualTo("a\uFFFDc");
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
     }
 }

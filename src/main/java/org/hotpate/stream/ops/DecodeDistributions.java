@@ -12,8 +12,9 @@ import org.hotpate.model.Rejected;
 
 /**
  * Decodes raw {@code distributions} records (Avro single-object encoding). Undecodable bytes go to
- * {@link Tags#REJECTED} with reason UNDECODABLE and the raw value; answers for other runs sharing
- * the topic are skipped (counted in {@code otherRun}). Stateless.
+ * {@link Tags#REJECTED} with reason UNDECODABLE (UNKNOWN_SCHEMA for a fingerprint this version does
+ * not read) and the raw value; answers for other runs sharing the topic are skipped (counted in
+ * {@code otherRun}). Stateless.
  */
 public final class DecodeDistributions extends ProcessFunction<RawRecord, Distribution> {
     private static final long serialVersionUID = 1L;
@@ -41,8 +42,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
         } catch (AvroWire.UndecodableException e) {
             rejected.inc();
             ctx.output(
-                    Tags.REJECTED,
-                    Rejected.ofRaw(r, Rejected.UNDECODABLE, e.getMessage(), null, r.value()));
+                    Tags.REJECTED, Rejected.ofRaw(r, e.reason(), e.getMessage(), null, r.value()));
             return;
         }
         if (!runId.equals(d.runId())) {

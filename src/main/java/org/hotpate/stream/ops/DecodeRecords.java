@@ -55,7 +55,7 @@ public final class DecodeRecords extends ProcessFunction<RawRecord, TeacherRecor
         try {
             decoded = AvroWire.decodePrivateRecord(r.value());
         } catch (AvroWire.UndecodableException e) {
-            reject(ctx, r, Rejected.UNDECODABLE, e.getMessage(), r.value());
+            reject(ctx, r, e.reason(), e.getMessage(), r.value());
             return;
         }
         RecordValidator.Result v = validator.record(decoded);

@@ -45,7 +45,7 @@ public final class DecodeSteps extends ProcessFunction<RawRecord, GenerationStep
         try {
             s = AvroWire.decodeStep(r.value());
         } catch (AvroWire.UndecodableException e) {
-            reject(ctx, r, Rejected.UNDECODABLE, e.getMessage(), null, r.value());
+            reject(ctx, r, e.reason(), e.getMessage(), null, r.value());
             return;
         }
         if (!settings.factory().runId().equals(s.runId())) {

@@ -60,7 +60,8 @@ import org.hotpate.stream.IndividualAccounting;
  *
  * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
  * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after
- * the step deadline), {@code teacher-charge} / {@code teacher-charges} (the run's lifetime: a spent
+ * the step deadline — an answer for a step its sequence has already moved past is LATE_VOTE at once
+ * and never pends), {@code teacher-charge} / {@code teacher-charges} (the run's lifetime: a spent
  * teacher never votes again, across restarts), broadcast {@code open-steps} (a step leaves when a
  * later step of its sequence arrives, or when it is older than the retention by the issue times in
  * the data).
@@ -224,6 +225,14 @@ public final class VoteOperator
                     d,
                     Rejected.DUPLICATE_VOTE,
                     "teacher " + d.teacherId() + " already answered " + d.stepKey());
+        } else if (supersededBy(ctx.getBroadcastState(OPEN_STEPS), d) != null) {
+            reject(
+                    ctx,
+                    d,
+                    Rejected.LATE_VOTE,
+                    d.stepKey()
+                            + " is closed: its sequence is at "
+                            + supersededBy(ctx.getBroadcastState(OPEN_STEPS), d).stepKey());
         } else {
             pending.put(d.stepKey(), new Pending(d, ctx.timerService().currentProcessingTime()));
             ctx.timerService()
@@ -419,6 +428,26 @@ public final class VoteOperator
                             d.teacherId(),
                             now));
         }
+    }
+
+    /**
+     * An open step of the same run and sequence at a later position or attempt than {@code d}
+     * answers, or null. Such an answer is for a closed step: its result is out and the sequence has
+     * moved on, so it is dead-lettered at once rather than held until the deadline. Only called
+     * when {@code d}'s own step is not open (a scan of the open steps, off the common path).
+     */
+    private static GenerationStep supersededBy(
+            ReadOnlyBroadcastState<String, GenerationStep> steps, Distribution d) throws Exception {
+        for (Map.Entry<String, GenerationStep> e : steps.immutableEntries()) {
+            GenerationStep s = e.getValue();
+            if (s.runId().equals(d.runId())
+                    && s.sequenceId() == d.sequenceId()
+                    && (s.step() > d.step()
+                            || (s.step() == d.step() && s.attempt() > d.attempt()))) {
+                return s;
+            }
+        }
+        return null;
     }
 
     private int computeVote(Distribution d, TeacherDistribution dist, GenerationStep step) {

@@ -221,8 +221,26 @@ class VoteOperatorTest {
                 .forEach(e -> open.put(e.getKey(), e.getValue()));
         assertThat(open).containsOnlyKeys(step(0, 1, 0).stepKey());
         h.processElement(certain(1, 0, 0, 0, 3), 0); // late answer for the superseded step
+        assertThat(reasons()).as("dead-lettered at once").containsExactly(Rejected.LATE_VOTE);
+        assertThat(h.numProcessingTimeTimers()).as("never pends").isZero();
         h.setProcessingTime(1000);
-        assertThat(reasons()).containsExactly(Rejected.UNKNOWN_STEP);
+        assertThat(reasons()).containsExactly(Rejected.LATE_VOTE);
         assertThat(h.extractOutputValues()).isEmpty();
+    }
+
+    @Test
+    void shouldDeadLetterAnAnswerForAnEarlierAttemptAsLate_andKeepAnEarlyAnswerPending()
+            throws Exception {
+        open(0, 0);
+        h.processBroadcastElement(step(0, 2, 1), 0);
+        h.processElement(certain(1, 0, 2, 0, 3), 0); // attempt 0 was replaced by attempt 1
+        h.processElement(certain(2, 0, 3, 0, 3), 0); // the next position: not issued yet
+        h.processElement(certain(0, 1, 0, 0, 3), 0); // another sequence: not issued yet
+        assertThat(reasons()).containsExactly(Rejected.LATE_VOTE);
+        h.processBroadcastElement(step(0, 3, 0), 50);
+        h.processBroadcastElement(step(1, 0, 0), 50);
+        h.setProcessingTime(200);
+        assertThat(h.extractOutputValues()).hasSize(2);
+        assertThat(reasons()).containsExactly(Rejected.LATE_VOTE);
     }
 }
