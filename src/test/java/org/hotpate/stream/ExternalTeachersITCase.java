@@ -15,6 +15,9 @@ import org.junit.jupiter.api.Test;
  * the two only share the Kafka topics.
  */
 class ExternalTeachersITCase {
+    // The step deadline is long (20 s): a separate JVM on a loaded 2-core machine can take several
+    // seconds to answer its first step, and a late answer is a LATE_VOTE, which this test forbids.
+    // With every teacher answering, a step closes as soon as all have voted, so it costs nothing.
     @Test
     void aSeparateTeacherProcessAnswersTheJob() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
@@ -25,7 +28,7 @@ class ExternalTeachersITCase {
                     sampler: {type: coordinated, seed: 11}
                     mechanism: {name: confident-gnmax, params: {sigma1: 1.5, threshold: 6, sigma2: 1.5}}
                     budget: {epsilon: 50.0, delta: 1.0e-6}
-                    generation: {sequences: 3, concurrency: 3, max-steps: 3, max-attempts: 3, step-deadline-ms: 4000}
+                    generation: {sequences: 3, concurrency: 3, max-steps: 3, max-attempts: 3, step-deadline-ms: 20000}
                     kafka: {mode: external, bootstrap: "%s", topics: {steps: x.steps, distributions: x.distributions,
                             results: x.results, records: x.records, ledger: x.ledger, rejected: x.rejected}}
                     flink: {parallelism: 2, checkpoint-interval-ms: 500}
