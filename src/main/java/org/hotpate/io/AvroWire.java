@@ -20,6 +20,7 @@ import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.TeacherSpend;
 
 /**
@@ -442,6 +443,37 @@ public final class AvroWire {
                 a.getAtMs(),
                 a.getVotesCast(),
                 a.getDatasetEpsilonAfter() == null ? Double.NaN : a.getDatasetEpsilonAfter());
+    }
+
+    // ---- teacher feedback (scheme-a) ----
+
+    public static byte[] encode(TeacherFeedback f) {
+        var a =
+                org.hotpate.io.avro.TeacherFeedback.newBuilder()
+                        .setRunId(f.runId())
+                        .setSequenceId(f.sequenceId())
+                        .setStep(f.step())
+                        .setAttempt(f.attempt())
+                        .setTeacherId(f.teacherId())
+                        .setCharged(f.charged())
+                        .setAtMs(f.atMs())
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.TeacherFeedback.getEncoder().encode(a));
+    }
+
+    public static TeacherFeedback decodeTeacherFeedback(byte[] b) throws UndecodableException {
+        var a =
+                decode(
+                        () -> org.hotpate.io.avro.TeacherFeedback.getDecoder().decode(b),
+                        "TeacherFeedback");
+        return new TeacherFeedback(
+                a.getRunId(),
+                a.getSequenceId(),
+                a.getStep(),
+                a.getAttempt(),
+                a.getTeacherId(),
+                a.getCharged(),
+                a.getAtMs());
     }
 
     // ---- rejected ----

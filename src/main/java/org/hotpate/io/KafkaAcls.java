@@ -19,10 +19,11 @@ import org.apache.kafka.common.resource.ResourceType;
  *
  * <ul>
  *   <li><b>job</b> (the Flink job and the driver {@code ./hotpate run}): the only writer of {@code
- *       steps}, {@code results}, {@code records}, {@code ledger}, {@code rejected} and {@code
- *       budget-ledger} (transactional ids {@code hotpate-*}); reads every topic (the job reads
- *       steps, distributions; the driver follows the outputs and reads the budget ledger); creates
- *       the topics; consumer groups {@code hotpate-*}.
+ *       steps}, {@code results}, {@code records}, {@code ledger}, {@code rejected}, {@code
+ *       budget-ledger} and {@code teacher-feedback} (transactional ids {@code hotpate-*}); reads
+ *       every topic (the job reads steps, distributions, teacher-feedback; the driver follows the
+ *       outputs and reads the budget ledger); creates the topics; consumer groups {@code
+ *       hotpate-*}.
  *   <li><b>teacher</b> ({@code ./hotpate teachers} or an inference service): reads {@code steps},
  *       writes {@code distributions}, consumer groups {@code hotpate-teachers-*}. Nothing else: it
  *       cannot forge steps or results, and cannot read any output or operator-only topic.
@@ -42,13 +43,23 @@ public final class KafkaAcls {
             String records,
             String ledger,
             String rejected,
-            String budgetLedger) {
+            String budgetLedger,
+            String teacherFeedback) {
         List<String> jobWrites() {
-            return List.of(steps, results, records, ledger, rejected, budgetLedger);
+            return List.of(
+                    steps, results, records, ledger, rejected, budgetLedger, teacherFeedback);
         }
 
         List<String> all() {
-            return List.of(steps, distributions, results, records, ledger, rejected, budgetLedger);
+            return List.of(
+                    steps,
+                    distributions,
+                    results,
+                    records,
+                    ledger,
+                    rejected,
+                    budgetLedger,
+                    teacherFeedback);
         }
     }
 

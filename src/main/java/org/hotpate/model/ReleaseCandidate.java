@@ -6,8 +6,12 @@ package org.hotpate.model;
  * {@code worstCaseEventJson} is the mechanism's data-independent worst case: the accountant admits
  * the step on it (never on the realized event, whose cost reveals the outcome) and then charges
  * {@code privacyEventJson}. {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism
- * releases none. Internal to the job: {@code chargedTeachers}, {@code votesCast} and {@code
- * closedAtMs} never reach a public output.
+ * releases none. Internal to the job: {@code chargedTeachers}, {@code votesCast}, {@code
+ * closedAtMs} and {@code involvedTeachers} never reach a public output.
+ *
+ * <p>Per-teacher schemes: {@code involvedTeachers} are the step's involved teachers (own vote = the
+ * tested token, public coin 1), sorted; {@code chargedTeachers} those the outcome charges (Scheme
+ * B: all of them; Scheme A: all of them on BETWEEN, else none). Empty for other mechanisms.
  */
 public record ReleaseCandidate(
         String runId,
@@ -22,7 +26,40 @@ public record ReleaseCandidate(
         long[] chargedTeachers,
         int votesCast,
         int teachers,
-        long closedAtMs) {
+        long closedAtMs,
+        long[] involvedTeachers) {
+
+    /** A release that names no involved teachers (mechanisms without per-teacher accounting). */
+    public ReleaseCandidate(
+            String runId,
+            long sequenceId,
+            int step,
+            int attempt,
+            int token,
+            String mechanism,
+            String privacyEventJson,
+            String worstCaseEventJson,
+            double noisyCount,
+            long[] chargedTeachers,
+            int votesCast,
+            int teachers,
+            long closedAtMs) {
+        this(
+                runId,
+                sequenceId,
+                step,
+                attempt,
+                token,
+                mechanism,
+                privacyEventJson,
+                worstCaseEventJson,
+                noisyCount,
+                chargedTeachers,
+                votesCast,
+                teachers,
+                closedAtMs,
+                new long[0]);
+    }
 
     /** The reducer key {@code run/sequence/step/attempt}. */
     public String stepKey() {

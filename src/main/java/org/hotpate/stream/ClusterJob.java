@@ -52,7 +52,8 @@ public final class ClusterJob {
                         t.results(),
                         t.records(),
                         t.ledger(),
-                        t.rejected()),
+                        t.rejected(),
+                        t.teacherFeedback()),
                 cfg.kafka().partitions(),
                 Map.of());
         // Earlier runs on the dataset (this run id left out: an upgrade re-runs main()); a fresh
@@ -76,6 +77,8 @@ public final class ClusterJob {
                 KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs, client),
                 KafkaIo.rawSource(
                         bootstrap, t.distributions(), "hotpate-job-" + runId, startMs, client),
+                KafkaIo.rawSource(
+                        bootstrap, t.teacherFeedback(), "hotpate-job-" + runId, startMs, client),
                 null,
                 KafkaIo.exactlyOnceSink(
                         bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),

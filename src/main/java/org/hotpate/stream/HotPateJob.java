@@ -24,12 +24,14 @@ import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.RawRecord;
+import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
+import org.hotpate.stream.ops.DecodeTeacherFeedback;
 import org.hotpate.stream.ops.JobMetrics;
 import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
@@ -126,6 +128,32 @@ public final class HotPateJob {
             RecordsInput records,
             Sink<KafkaOut> sink,
             UnaryOperator<DataStream<Vote>> voteTap) {
+        build(env, cfg, runId, run, stepsSource, distributionsSource, null, records, sink, voteTap);
+    }
+
+    /**
+     * As above with the read_committed source of the job's own {@code teacher-feedback} topic,
+     * required for {@code mechanism.name: scheme-a} (the accountant's released outcomes back to the
+     * teacher-keyed charges) and unused otherwise.
+     */
+    public static void build(
+            StreamExecutionEnvironment env,
+            JobConfig cfg,
+            String runId,
+            RunContext run,
+            Source<RawRecord, ?, ?> stepsSource,
+            Source<RawRecord, ?, ?> distributionsSource,
+            Source<RawRecord, ?, ?> teacherFeedbackSource,
+            RecordsInput records,
+            Sink<KafkaOut> sink,
+            UnaryOperator<DataStream<Vote>> voteTap) {
+        IndividualAccounting individual = IndividualAccounting.of(cfg);
+        boolean feedback = individual != null && individual.chargesOnOutcome();
+        if (feedback && teacherFeedbackSource == null) {
+            throw new IllegalArgumentException(
+                    "mechanism.name scheme-a needs the teacher-feedback source"
+                            + " (kafka.topics.teacher-feedback)");
+        }
         JobConfig.Topics topics = cfg.kafka().topics();
         long retention = retentionMs(cfg);
         StepFactory factory = StepFactory.of(cfg, runId);
@@ -163,12 +191,36 @@ public final class HotPateJob {
                             RecordsBranch.teachers(cfg, teacherRecords, steps, retention));
         }
 
+        DataStream<VoteOperator.Input> teacherInput =
+                distributions
+                        .map(VoteOperator.Input::of)
+                        .returns(Types.POJO(VoteOperator.Input.class))
+                        .uid("vote-input")
+                        .name("vote-input");
+        DataStream<Rejected> feedbackRejected = null;
+        if (feedback) {
+            // Scheme A: the accountant's outcomes come back through Kafka (exactly-once sink,
+            // read_committed source) to the same teacher-keyed state that holds the charges.
+            SingleOutputStreamOperator<VoteOperator.Input> decodedFeedback =
+                    env.fromSource(
+                                    teacherFeedbackSource,
+                                    WatermarkStrategy.noWatermarks(),
+                                    "teacher-feedback-source")
+                            .uid("teacher-feedback-source")
+                            .process(new DecodeTeacherFeedback(runId))
+                            .returns(Types.POJO(VoteOperator.Input.class))
+                            .uid("decode-teacher-feedback")
+                            .name("decode-teacher-feedback");
+            teacherInput = teacherInput.union(decodedFeedback);
+            feedbackRejected = decodedFeedback.getSideOutput(Tags.REJECTED);
+        }
+
         BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
         double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
         double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
         SingleOutputStreamOperator<Vote> votes =
-                distributions
-                        .keyBy(Distribution::teacherId, Types.LONG)
+                teacherInput
+                        .keyBy(VoteOperator.Input::teacherId, Types.LONG)
                         .connect(broadcastSteps)
                         .process(
                                 new VoteOperator(
@@ -199,7 +251,7 @@ public final class HotPateJob {
                                                 cfg.mechanism(),
                                                 cfg.minTeachers(),
                                                 run.noiseSecret(),
-                                                IndividualAccounting.of(cfg),
+                                                individual,
                                                 cfg.sampler().seed())))
                         .uid("reduce")
                         .name("reduce");
@@ -216,7 +268,8 @@ public final class HotPateJob {
                                                 cfg.mechanism().name(),
                                                 cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL
                                                         ? cfg.ledgerDir().toString()
-                                                        : null)))
+                                                        : null,
+                                                feedback)))
                         .uid("accountant")
                         .name("accountant");
 
@@ -288,8 +341,11 @@ public final class HotPateJob {
                                         .returns(Types.POJO(KafkaOut.class))
                                         .uid("encode-ledger")
                                         .name("encode-ledger"),
-                                RecordsBranch.rejected(
-                                                teacherRecords, steps.getSideOutput(Tags.REJECTED))
+                                withFeedbackRejected(
+                                                RecordsBranch.rejected(
+                                                        teacherRecords,
+                                                        steps.getSideOutput(Tags.REJECTED)),
+                                                feedbackRejected)
                                         .union(
                                                 decodedDistributions.getSideOutput(Tags.REJECTED),
                                                 votes.getSideOutput(Tags.REJECTED),
@@ -324,7 +380,27 @@ public final class HotPateJob {
                                     .uid("encode-teacher-ledger")
                                     .name("encode-teacher-ledger"));
         }
+        if (feedback) {
+            // Same sink, same transaction as the release the outcome belongs to.
+            out =
+                    out.union(
+                            results.getSideOutput(Tags.TEACHER_FEEDBACK)
+                                    .map(
+                                            f ->
+                                                    new KafkaOut(
+                                                            topics.teacherFeedback(),
+                                                            utf8(Long.toString(f.teacherId())),
+                                                            AvroWire.encode(f)))
+                                    .returns(Types.POJO(KafkaOut.class))
+                                    .uid("encode-teacher-feedback")
+                                    .name("encode-teacher-feedback"));
+        }
         out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+    }
+
+    private static DataStream<Rejected> withFeedbackRejected(
+            DataStream<Rejected> rejected, DataStream<Rejected> feedbackRejected) {
+        return feedbackRejected == null ? rejected : rejected.union(feedbackRejected);
     }
 
     /** The vote operator's per-teacher accounting (scheme-a/scheme-b), or null. */

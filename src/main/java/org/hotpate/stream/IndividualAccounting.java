@@ -79,6 +79,14 @@ public final class IndividualAccounting implements Serializable {
     }
 
     /**
+     * Whether charges depend on the released outcome (Scheme A: only BETWEEN charges), so the
+     * accountant must feed each release back to the involved teachers' keyed state.
+     */
+    public boolean chargesOnOutcome() {
+        return plan instanceof SchemeAStep.Plan;
+    }
+
+    /**
      * What a teacher's stored charge count means: the scheme and the parameters that fix the unit
      * and the limit. Charges carry over between runs on a dataset only under the same plan.
      */

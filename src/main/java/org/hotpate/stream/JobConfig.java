@@ -139,15 +139,6 @@ public record JobConfig(
                             + "'");
             return;
         }
-        // Scheme A charges on the released outcome (BETWEEN), which needs an exactly-once feedback
-        // from the reducer to the teacher-keyed state; until that exists the job refuses it rather
-        // than run it uncharged. Scheme B charges at vote time and is complete.
-        checkArgument(
-                !mechanism.name().equals("scheme-a"),
-                "mechanism.name scheme-a is not wired into the stream job yet (its charges depend"
-                        + " on the released outcome and need the reducer's feedback to the teachers'"
-                        + " state); use scheme-b, the default for per-teacher accounting. ./hotpate"
-                        + " privacy plan --scheme a plans it");
         checkArgument(
                 ensemble.heterogeneous(),
                 "mechanism.name "
@@ -496,7 +487,9 @@ public record JobConfig(
 
     /**
      * Topic names used by the job and the teacher workers. Public: results, records (and steps,
-     * distributions as inputs); operator-only: ledger, rejected, budgetLedger (threat model).
+     * distributions as inputs); operator-only: ledger, rejected, budgetLedger, teacherFeedback
+     * (threat model). {@code teacherFeedback} is written and read by the job only (scheme-a: the
+     * accountant's released outcome back to the teachers' keyed state).
      */
     public record Topics(
             String steps,
@@ -505,8 +498,29 @@ public record JobConfig(
             String records,
             String ledger,
             String rejected,
-            String budgetLedger)
+            String budgetLedger,
+            String teacherFeedback)
             implements Serializable {
+
+        /** The seven job topics with the default teacher-feedback topic. */
+        public Topics(
+                String steps,
+                String distributions,
+                String results,
+                String records,
+                String ledger,
+                String rejected,
+                String budgetLedger) {
+            this(
+                    steps,
+                    distributions,
+                    results,
+                    records,
+                    ledger,
+                    rejected,
+                    budgetLedger,
+                    "hotpate.teacher-feedback");
+        }
 
         /** The six job topics with the default budget-ledger topic. */
         public Topics(

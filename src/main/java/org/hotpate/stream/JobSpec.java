@@ -310,6 +310,11 @@ public final class JobSpec {
                                     Type.STRING,
                                     "hotpate.budget-ledger",
                                     "Compacted topic of the durable per-dataset budget ledger (budget.ledger: kafka; operator-only), key <dataset>/run/<run id>."),
+                            Key.of(
+                                    "kafka.topics.teacher-feedback",
+                                    Type.STRING,
+                                    "hotpate.teacher-feedback",
+                                    "Topic on which the job feeds each scheme-a release's outcome back to the involved teachers' keyed state (written and read by the job only, exactly-once; operator-only), key: the teacher id."),
                             Key.choice(
                                     "kafka.security-protocol",
                                     "PLAINTEXT",
@@ -485,7 +490,8 @@ public final class JobSpec {
                                             v.str("kafka.topics.records"),
                                             v.str("kafka.topics.ledger"),
                                             v.str("kafka.topics.rejected"),
-                                            v.str("kafka.topics.budget-ledger")),
+                                            v.str("kafka.topics.budget-ledger"),
+                                            v.str("kafka.topics.teacher-feedback")),
                                     v.l("kafka.transaction-timeout-ms"),
                                     new JobConfig.Security(
                                             v.str("kafka.security-protocol"),

@@ -83,6 +83,7 @@ public final class KafkaClients {
                 t.records(),
                 t.ledger(),
                 t.rejected(),
-                t.budgetLedger());
+                t.budgetLedger(),
+                t.teacherFeedback());
     }
 }

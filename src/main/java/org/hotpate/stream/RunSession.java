@@ -37,6 +37,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
@@ -56,9 +57,10 @@ import org.hotpate.teachers.TeacherAnswers;
  * Kafka when embedded (with SASL/SCRAM and ACLs when the spec asks for it), creates the topics,
  * starts the built-in teacher worker, draws the run's noise secret, submits the job (MiniCluster or
  * remote cluster), follows {@code results}/{@code records}/{@code ledger}/{@code rejected} as a
- * read_committed consumer (progress bar), and when every sequence is accounted for cancels the job
- * and writes the public {@code summary.json} and {@code records.jsonl} and the operator-only {@code
- * operator.json} and {@code ledger.jsonl}.
+ * read_committed consumer (progress bar), and when every sequence is accounted for (scheme-a: and
+ * every charge its releases owe is applied) cancels the job and writes the public {@code
+ * summary.json} and {@code records.jsonl} and the operator-only {@code operator.json} and {@code
+ * ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -278,7 +280,8 @@ public final class RunSession implements AutoCloseable {
                         t.results(),
                         t.records(),
                         t.ledger(),
-                        t.rejected()),
+                        t.rejected(),
+                        t.teacherFeedback()),
                 cfg.kafka().partitions(),
                 Map.of());
         distributionsAtStart =
@@ -307,6 +310,12 @@ public final class RunSession implements AutoCloseable {
                 KafkaIo.rawSource(
                         bootstrap,
                         t.distributions(),
+                        "hotpate-job-" + runId,
+                        startMs - 1000,
+                        client),
+                KafkaIo.rawSource(
+                        bootstrap,
+                        t.teacherFeedback(),
                         "hotpate-job-" + runId,
                         startMs - 1000,
                         client),
@@ -490,6 +499,35 @@ public final class RunSession implements AutoCloseable {
     }
 
     /**
+     * Scheme A: whether every charge the run's admitted releases owe is applied — for each
+     * TEACHER_FEEDBACK entry of the accountant (a release and how many teachers its outcome
+     * charges) the vote operator's TEACHER_CHARGE entries for that step are visible. The run is
+     * finished only then, so it never ends with a BETWEEN outcome still in flight to a teacher's
+     * charges (docs/privacy-accounting.md). Always true for other mechanisms.
+     */
+    public synchronized boolean teacherFeedbackApplied() {
+        if (!cfg.mechanism().name().equals(SchemeAStep.NAME)) {
+            return true;
+        }
+        Map<String, Long> owed = new HashMap<>();
+        Map<String, Set<Long>> applied = new HashMap<>();
+        for (LedgerEntry e : ledger) {
+            String k = e.sequenceId() + "/" + e.step() + "/" + e.attempt();
+            if (e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)) {
+                owed.put(k, e.releases());
+            } else if (e.kind().equals(LedgerEntry.TEACHER_CHARGE)) {
+                applied.computeIfAbsent(k, x -> new HashSet<>()).add(e.teacherId());
+            }
+        }
+        for (Map.Entry<String, Long> o : owed.entrySet()) {
+            if (applied.getOrDefault(o.getKey(), Set.of()).size() < o.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Follows the output topics until the run is complete (or {@code timeout}), printing a progress
      * line to {@code progress} (null: quiet). Returns whether it completed.
      */
@@ -548,7 +586,7 @@ public final class RunSession implements AutoCloseable {
                     progress.flush();
                     lastPrint = System.currentTimeMillis();
                 }
-                if (complete()) {
+                if (complete() && teacherFeedbackApplied()) {
                     // Sink subtasks commit their transactions independently: let the other
                     // subtasks' commits of the same checkpoint become visible before returning.
                     if (completeSince == 0) {
@@ -733,11 +771,16 @@ public final class RunSession implements AutoCloseable {
                 if (!e.privacyEvent().isEmpty()) {
                     o.set("event", JSON.readTree(e.privacyEvent()));
                 }
-                putNumber(o, "epsilon", e.epsilonAfter());
-                putNumber(o, "delta", e.delta());
-                o.put("releases", e.releases());
-                if (e.votesCast() >= 0) {
-                    o.put("votesCast", e.votesCast());
+                if (e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)) {
+                    o.put("involved", e.votesCast());
+                    o.put("charged", e.releases());
+                } else {
+                    putNumber(o, "epsilon", e.epsilonAfter());
+                    putNumber(o, "delta", e.delta());
+                    o.put("releases", e.releases());
+                    if (e.votesCast() >= 0) {
+                        o.put("votesCast", e.votesCast());
+                    }
                 }
                 putNumber(o, "datasetEpsilon", e.datasetEpsilonAfter());
                 o.put("atMs", e.atMs());
@@ -882,7 +925,11 @@ public final class RunSession implements AutoCloseable {
         s.put(
                 "votesCast",
                 ledger.stream()
-                        .filter(e -> !e.kind().equals("TEACHER_RETIRED") && e.votesCast() > 0)
+                        .filter(
+                                e ->
+                                        !e.kind().equals("TEACHER_RETIRED")
+                                                && !e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)
+                                                && e.votesCast() > 0)
                         .mapToLong(LedgerEntry::votesCast)
                         .sum());
         s.put("abandonedSteps", ledger.stream().filter(e -> e.kind().equals("ABANDONED")).count());

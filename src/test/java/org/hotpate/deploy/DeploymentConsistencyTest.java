@@ -187,7 +187,8 @@ class DeploymentConsistencyTest {
                         t.records(),
                         t.ledger(),
                         t.rejected(),
-                        t.budgetLedger());
+                        t.budgetLedger(),
+                        t.teacherFeedback());
     }
 
     @Test

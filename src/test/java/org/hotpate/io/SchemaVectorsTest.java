@@ -19,6 +19,7 @@ import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.model.TeacherFeedback;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -148,6 +149,17 @@ class SchemaVectorsTest {
                                 0.73,
                                 1763880000500L,
                                 new double[] {8, 1e-6, 8, 0, 0})));
+        v.put(
+                "teacher_feedback",
+                AvroWire.encode(
+                        new TeacherFeedback(
+                                "individual-a-20261123-065128-1117",
+                                3,
+                                2,
+                                0,
+                                41,
+                                true,
+                                1763880000700L)));
         return v;
     }
 
@@ -169,6 +181,8 @@ class SchemaVectorsTest {
                             org.hotpate.io.avro.PrivateRecord.getDecoder().decode(b);
                     case "budget_ledger_record" ->
                             org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b);
+                    case "teacher_feedback" ->
+                            org.hotpate.io.avro.TeacherFeedback.getDecoder().decode(b);
                     default -> throw new IllegalArgumentException(name);
                 };
         return r.toString() + "\n";
@@ -220,5 +234,17 @@ class SchemaVectorsTest {
                                 .orElseThrow()
                                 .datasetPlan())
                 .containsExactly(8, 1e-6, 8, 0, 0);
+        assertThat(
+                        AvroWire.decodeTeacherFeedback(
+                                Files.readAllBytes(DIR.resolve("teacher_feedback.bin"))))
+                .isEqualTo(
+                        new TeacherFeedback(
+                                "individual-a-20261123-065128-1117",
+                                3,
+                                2,
+                                0,
+                                41,
+                                true,
+                                1763880000700L));
     }
 }

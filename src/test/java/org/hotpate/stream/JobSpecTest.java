@@ -212,7 +212,19 @@ class JobSpecTest {
                                                 + " upper: 40, sample-rate: 0.5}}\n"
                                                 + "budget: {per-teacher-epsilon: 1}",
                                         "x"))
-                .hasMessageContaining("scheme-a is not wired into the stream job yet");
+                .hasMessageContaining("no teacher could be charged even once")
+                .hasMessageContaining("--scheme a");
+        // scheme-a runs in the stream (its outcome feedback exists): tau planned from the target
+        JobConfig a =
+                JobSpec.parse(
+                        "ensemble: {kind: heterogeneous}\nmechanism: {name:"
+                                + " scheme-a, params: {epsilon: 0.1, lower: 10,"
+                                + " upper: 30, sample-rate: 0.5}}\n"
+                                + "budget: {per-teacher-epsilon: 4}",
+                        "x");
+        assertThat(a.individualPlan().scheme()).isEqualTo("scheme-a");
+        assertThat(a.individualPlan().limit()).isEqualTo(5);
+        assertThat(a.kafka().topics().teacherFeedback()).isEqualTo("hotpate.teacher-feedback");
         assertThatThrownBy(
                         () ->
                                 JobSpec.parse(

@@ -24,6 +24,7 @@ import org.hotpate.model.Outcome;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
+import org.hotpate.model.TeacherFeedback;
 import org.hotpate.stream.Budgets;
 import org.hotpate.stream.JobConfig;
 
@@ -48,9 +49,13 @@ import org.hotpate.stream.JobConfig;
  * checkpoint, so nothing it covers is ever committed. Files only grow ({@link BudgetLedgerIo}).
  *
  * <p>Published results carry the privacy event without its vote-count profile; votes cast and the
- * dataset's ε go to the operator-only ledger. State: {@code run-budget} (the run filter's
- * snapshot), {@code run-exhausted}, {@code run-releases}, {@code released-steps}; all live as long
- * as the run (one run per job) — they are the run's ledger.
+ * dataset's ε go to the operator-only ledger.
+ *
+ * <p><b>Scheme A feedback</b> ({@code teacherFeedback}): an admitted scheme-a release also sends
+ * its outcome to each involved teacher ({@link #feedback}) — the only way a BETWEEN outcome reaches
+ * the teacher-keyed charges. State: {@code run-budget} (the run filter's snapshot), {@code
+ * run-exhausted}, {@code run-releases}, {@code released-steps}; all live as long as the run (one
+ * run per job) — they are the run's ledger.
  */
 public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCandidate, StepResult>
         implements CheckpointedFunction {
@@ -65,8 +70,19 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             Budgets.Prior prior,
             boolean differentiallyPrivate,
             String mechanism,
-            String ledgerDir)
-            implements java.io.Serializable {}
+            String ledgerDir,
+            boolean teacherFeedback)
+            implements java.io.Serializable {
+        /** Without scheme-a's teacher feedback. */
+        public Settings(
+                JobConfig.Budget budget,
+                Budgets.Prior prior,
+                boolean differentiallyPrivate,
+                String mechanism,
+                String ledgerDir) {
+            this(budget, prior, differentiallyPrivate, mechanism, ledgerDir, false);
+        }
+    }
 
     private final Settings settings;
     private transient ValueState<double[]> state;
@@ -172,6 +188,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                             now);
             ctx.output(Tags.BUDGET_LEDGER, record);
             unsaved.put(c.runId(), record);
+            if (settings.teacherFeedback()) {
+                feedback(c, ctx, now);
+            }
         } else {
             refused.inc();
             exhausted.update(Boolean.TRUE);
@@ -213,5 +232,47 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                         eps,
                         charged ? c.noisyCount() : Double.NaN,
                         c.teachers()));
+    }
+
+    /**
+     * Scheme A: the admitted release's outcome to each involved teacher ({@link
+     * Tags#TEACHER_FEEDBACK}, same transaction as the release; the vote operator resolves the
+     * teacher's pending involvement from it), and one operator-only TEACHER_FEEDBACK ledger entry
+     * saying how many teachers it charges — the driver waits for their TEACHER_CHARGE entries
+     * before it declares the run finished. Emitted only here, where the step key is released at
+     * most once per run, so a step's feedback exists once (a replay re-emits it in an aborted or
+     * the same transaction, and the vote operator ignores an involvement no longer pending).
+     */
+    private void feedback(ReleaseCandidate c, Context ctx, long now) {
+        boolean between = c.chargedTeachers().length > 0; // Scheme A: all involved, or none
+        for (long teacher : c.involvedTeachers()) {
+            ctx.output(
+                    Tags.TEACHER_FEEDBACK,
+                    new TeacherFeedback(
+                            c.runId(),
+                            c.sequenceId(),
+                            c.step(),
+                            c.attempt(),
+                            teacher,
+                            between,
+                            now));
+        }
+        ctx.output(
+                Tags.LEDGER,
+                new LedgerEntry(
+                        c.runId(),
+                        LedgerEntry.TEACHER_FEEDBACK,
+                        c.sequenceId(),
+                        c.step(),
+                        c.attempt(),
+                        c.mechanism(),
+                        "",
+                        Double.NaN,
+                        Double.NaN,
+                        between ? c.involvedTeachers().length : 0,
+                        -1,
+                        now,
+                        c.involvedTeachers().length,
+                        Double.NaN));
     }
 }

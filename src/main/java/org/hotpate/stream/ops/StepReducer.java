@@ -328,8 +328,9 @@ public final class StepReducer
      * A per-teacher scheme's step (scheme-a/scheme-b): count the involved teachers — own vote = the
      * tested token and public coin 1 (core {@code IndividualSchemes.involved}; a teacher without
      * room was already turned into an abstention by the vote operator) — and let core decide on the
-     * count with the step's keyed noise. The candidate names the teachers the outcome charges; the
-     * noisy count is never returned.
+     * count with the step's keyed noise. The candidate names the involved teachers and those the
+     * outcome charges (scheme-a: the accountant feeds both back to the teachers' state); the noisy
+     * count is never returned.
      */
     private ReleaseCandidate individualRelease(
             String runId, long seq, int step, int attempt, int answered, List<long[]> entries) {
@@ -346,6 +347,7 @@ public final class StepReducer
                 acc.decide(
                         involved.size(), CoreBindings.stepNoise(secret, runId, seq, step, attempt));
         String event = PrivacyEventJson.encode(d.event());
+        long[] involvedIds = involved.stream().mapToLong(Long::longValue).toArray();
         return new ReleaseCandidate(
                 runId,
                 seq,
@@ -356,11 +358,10 @@ public final class StepReducer
                 event,
                 event,
                 Double.NaN,
-                d.chargeInvolved()
-                        ? involved.stream().mapToLong(Long::longValue).toArray()
-                        : new long[0],
+                d.chargeInvolved() ? involvedIds : new long[0],
                 answered,
                 settings.teachers(),
-                System.currentTimeMillis());
+                System.currentTimeMillis(),
+                involvedIds);
     }
 }

@@ -5,6 +5,7 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.TeacherSpend;
 
 /** Side outputs shared by the operators. */
@@ -26,6 +27,13 @@ public final class Tags {
      */
     public static final OutputTag<TeacherSpend> TEACHER_LEDGER =
             new OutputTag<>("teacher-ledger") {};
+
+    /**
+     * Scheme A's released outcomes to the involved teachers (the accountant's feedback; the job
+     * writes them to the operator-only {@code teacher-feedback} topic and reads them back).
+     */
+    public static final OutputTag<TeacherFeedback> TEACHER_FEEDBACK =
+            new OutputTag<>("teacher-feedback") {};
 
     /** Finished synthetic records. */
     public static final OutputTag<SyntheticRecord> RECORDS = new OutputTag<>("records") {};

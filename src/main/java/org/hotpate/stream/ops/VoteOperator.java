@@ -32,6 +32,7 @@ import org.hotpate.model.Keys;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.Rejected;
+import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.CoreBindings;
@@ -58,16 +59,44 @@ import org.hotpate.stream.IndividualAccounting;
  * ledger ({@code TEACHER_CHARGE}) and to the durable per-dataset ledger ({@code
  * <dataset>/teacher/<id>}).
  *
+ * <p><b>Scheme A</b> ({@code mechanism.name: scheme-a}; rests on the derived proof, PRIVACY.md
+ * Appendix A): only a BETWEEN outcome charges, and the outcome is known only after the release. An
+ * involvement is therefore recorded as pending ({@code pending-involvements}, the step key) before
+ * the vote leaves, and resolved by the accountant's feedback ({@link Input#feedback()}, read back
+ * read_committed from the job's own exactly-once {@code teacher-feedback} topic): the step leaves
+ * the pending set and, if the outcome was BETWEEN, the teacher is charged one unit exactly as under
+ * Scheme B (same {@code teacher-charges}, TEACHER_CHARGE / TEACHER_RETIRED, durable spending).
+ * Feedback for a step that is not pending — read again after a restore whose state already holds
+ * its effect — is ignored, so a replayed release charges no one twice. A teacher that would be
+ * involved while {@code charges + pending >= τ} abstains instead (conservative: even if every
+ * outcome in flight is BETWEEN it never passes τ); it votes again once outcomes come back without a
+ * charge, and never again once its charges reach τ.
+ *
+ * <p><b>Why abstaining on pending involvements is sound.</b> Scheme A's guarantee (Theorem 2) holds
+ * for any involvement rule that is a function of the teacher's own data and of the history (the
+ * step outcomes BELOW/BETWEEN/ABOVE — the proof treats them as released; the public sees only token
+ * or ⊥, which is post-processing — and the public seeds): the rule already looks at the teacher's
+ * own vote and its charges, which are such functions. The pending set is one too: it is the
+ * teacher's own involvements (own votes, public coins) whose outcomes are not yet applied, and the
+ * charges are those outcomes. Abstaining is also what a teacher absent from the data does: an
+ * abstention adds nothing to the count. So "abstain while charges + pending ≥ τ" is just another
+ * data-dependent involvement rule, the count a teacher can enter in BETWEEN outcomes stays ≤ τ, and
+ * Theorem 2 applies unchanged. When feedback is applied depends on the pipeline's timing, which the
+ * threat model treats as public (liveness), never on the noise or the count.
+ *
  * <p>State and clearing: {@code voted-steps} (TTL = retention), {@code pending-distributions}
  * (answers that arrived before their step; retried by timer, dead-lettered as UNKNOWN_STEP after
  * the step deadline — an answer for a step its sequence has already moved past is LATE_VOTE at once
  * and never pends), {@code teacher-charge} / {@code teacher-charges} (the run's lifetime: a spent
- * teacher never votes again, across restarts), broadcast {@code open-steps} (a step leaves when a
- * later step of its sequence arrives, or when it is older than the retention by the issue times in
- * the data).
+ * teacher never votes again, across restarts), {@code pending-involvements} (scheme-a: an entry
+ * leaves when the accountant's feedback on its step arrives; an involvement in a step that is never
+ * released — abandoned below the quorum, late at the reducer, refused by the budget — gets no
+ * feedback and stays for the run's lifetime, where it only makes the teacher abstain sooner),
+ * broadcast {@code open-steps} (a step leaves when a later step of its sequence arrives, or when it
+ * is older than the retention by the issue times in the data).
  */
 public final class VoteOperator
-        extends KeyedBroadcastProcessFunction<Long, Distribution, GenerationStep, Vote>
+        extends KeyedBroadcastProcessFunction<Long, VoteOperator.Input, GenerationStep, Vote>
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private static final long RETRY_MS = 200;
@@ -123,6 +152,25 @@ public final class VoteOperator
         }
     }
 
+    /**
+     * The operator's keyed input, keyed by teacher: a teacher's distribution, or (scheme-a) the
+     * accountant's feedback on one of its involvements. Exactly one of the two is set.
+     */
+    public record Input(Distribution distribution, TeacherFeedback feedback) {
+        public static Input of(Distribution d) {
+            return new Input(d, null);
+        }
+
+        public static Input of(TeacherFeedback f) {
+            return new Input(null, f);
+        }
+
+        /** The key: the teacher the input is about. */
+        public long teacherId() {
+            return distribution != null ? distribution.teacherId() : feedback.teacherId();
+        }
+    }
+
     /** A distribution waiting for its step to arrive on the broadcast side. */
     public record Pending(Distribution distribution, long since) {}
 
@@ -136,6 +184,9 @@ public final class VoteOperator
     private transient Counter teachersRetired; // hotpate_teachersRetired (operator-only)
     private transient ChargeLimit limit; // null: no per-teacher vote cap
     private transient ValueState<Long> teacherCharges; // per-teacher schemes
+    private transient MapState<String, Boolean> involvements; // scheme-a: outcome not yet known
+    private transient Counter skippedInFlight; // scheme-a: no room while outcomes are pending
+    private transient Counter feedbackIgnored; // scheme-a: replayed or unexpected feedback
     private transient Map<Long, TeacherSpend> unsaved; // local ledger: written at checkpoints
 
     public VoteOperator(Settings settings) {
@@ -190,13 +241,29 @@ public final class VoteOperator
         teacherCharges =
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>("teacher-charges", Types.LONG));
+        involvements =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        "pending-involvements", Types.STRING, Types.BOOLEAN));
         rejected = getRuntimeContext().getMetricGroup().counter("rejected");
         skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
+        skippedInFlight = getRuntimeContext().getMetricGroup().counter("skippedInFlight");
+        feedbackIgnored = getRuntimeContext().getMetricGroup().counter("feedbackIgnored");
         teachersRetired = JobMetrics.teachersRetired(getRuntimeContext());
     }
 
     @Override
-    public void processElement(Distribution d, ReadOnlyContext ctx, Collector<Vote> out)
+    public void processElement(Input in, ReadOnlyContext ctx, Collector<Vote> out)
+            throws Exception {
+        if (in.feedback() != null) {
+            resolve(in.feedback(), ctx);
+        } else {
+            processDistribution(in.distribution(), ctx, out);
+        }
+    }
+
+    private void processDistribution(Distribution d, ReadOnlyContext ctx, Collector<Vote> out)
             throws Exception {
         if (d.teacherId() < 0 || d.teacherId() >= settings.teachers()) {
             reject(
@@ -317,11 +384,38 @@ public final class VoteOperator
                                 Vote.ABSTAIN));
                 return;
             }
-            // Scheme B charges every involvement, whatever the outcome: the charge is decided by
-            // the teacher's own vote and the public randomness, so it is applied here, in the same
-            // keyed state and checkpoint as the vote (a replayed vote is a DUPLICATE_VOTE above).
-            if (acc.chargesAtVote() && acc.involved(token, d.teacherId(), step.publicSeed(), t)) {
-                charge(d, t.charge(acc.plan()), ind, ctx);
+            boolean involved = acc.involved(token, d.teacherId(), step.publicSeed(), t);
+            if (acc.chargesAtVote() && involved) {
+                // Scheme B charges every involvement, whatever the outcome: the charge is decided
+                // by the teacher's own vote and the public randomness, so it is applied here, in
+                // the same keyed state and checkpoint as the vote (a replayed vote is a
+                // DUPLICATE_VOTE above).
+                charge(
+                        d.runId(),
+                        d.sequenceId(),
+                        d.step(),
+                        d.attempt(),
+                        d.teacherId(),
+                        t.charge(acc.plan()),
+                        ind,
+                        ctx);
+            } else if (involved) {
+                // Scheme A: the charge depends on the released outcome, which comes back later
+                // (resolve). Until then the involvement counts as a charge: a teacher with no room
+                // left for every outcome in flight to be BETWEEN does not take part.
+                if (t.charges() + countInvolvements() >= acc.plan().limit()) {
+                    skippedInFlight.inc();
+                    out.collect(
+                            new Vote(
+                                    d.runId(),
+                                    d.sequenceId(),
+                                    d.step(),
+                                    d.attempt(),
+                                    d.teacherId(),
+                                    Vote.ABSTAIN));
+                    return;
+                }
+                involvements.put(key, Boolean.TRUE); // in state before the vote leaves
             }
         } else if (limit != null) {
             double spent = charge.value() == null ? 0.0 : charge.value();
@@ -371,61 +465,108 @@ public final class VoteOperator
                 stored != null ? stored : ind.priorCharges().getOrDefault(teacher, 0L));
     }
 
+    /** Scheme A: the involvements whose released outcome has not come back yet. */
+    private int countInvolvements() throws Exception {
+        int n = 0;
+        for (String ignored : involvements.keys()) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Scheme A: the accountant's feedback on a released step. If the step is still pending for this
+     * teacher, it is resolved — and charged one unit when the outcome was BETWEEN, through the same
+     * {@link #charge} as Scheme B. If it is not pending (feedback read again after a restore whose
+     * state already holds its effect, or a step this teacher was not involved in) it is ignored: a
+     * release charges a teacher at most once.
+     */
+    private void resolve(TeacherFeedback f, ReadOnlyContext ctx) throws Exception {
+        Individual ind = settings.individual();
+        if (ind == null
+                || ind.accounting().chargesAtVote()
+                || !involvements.contains(f.stepKey())) {
+            feedbackIgnored.inc();
+            return;
+        }
+        involvements.remove(f.stepKey());
+        if (f.charged()) {
+            TeacherCharges t = chargesOf(f.teacherId(), ind);
+            charge(
+                    f.runId(),
+                    f.sequenceId(),
+                    f.step(),
+                    f.attempt(),
+                    f.teacherId(),
+                    t.charge(ind.accounting().plan()),
+                    ind,
+                    ctx);
+        }
+    }
+
     /** Stores a teacher's new charge count and reports it (ledger entry, durable spending). */
-    private void charge(Distribution d, TeacherCharges next, Individual ind, ReadOnlyContext ctx)
+    private void charge(
+            String runId,
+            long sequenceId,
+            int step,
+            int attempt,
+            long teacherId,
+            TeacherCharges next,
+            Individual ind,
+            ReadOnlyContext ctx)
             throws Exception {
         IndividualAccounting acc = ind.accounting();
-        teacherCharges.update(next.charges()); // in state before the vote leaves
+        teacherCharges.update(next.charges()); // in state before the vote (B) leaves
         boolean retired = next.retired(acc.plan());
         double eps = acc.epsilon(next);
         long now = System.currentTimeMillis();
         ctx.output(
                 Tags.LEDGER,
                 new LedgerEntry(
-                        d.runId(),
+                        runId,
                         LedgerEntry.TEACHER_CHARGE,
-                        d.sequenceId(),
-                        d.step(),
-                        d.attempt(),
+                        sequenceId,
+                        step,
+                        attempt,
                         acc.plan().scheme(),
                         "",
                         eps,
                         acc.targetDelta(),
                         next.charges(),
-                        d.teacherId(),
+                        teacherId,
                         now));
         TeacherSpend spend =
                 new TeacherSpend(
                         ind.dataset(),
-                        d.teacherId(),
+                        teacherId,
                         acc.planId(),
                         next.charges(),
                         eps,
                         acc.targetDelta(),
                         retired,
-                        d.runId(),
+                        runId,
                         now);
         if (ind.ledgerDir() == null) {
             ctx.output(Tags.TEACHER_LEDGER, spend);
         } else {
-            unsaved.put(d.teacherId(), spend);
+            unsaved.put(teacherId, spend);
         }
         if (retired) {
             teachersRetired.inc();
             ctx.output(
                     Tags.LEDGER,
                     new LedgerEntry(
-                            d.runId(),
+                            runId,
                             LedgerEntry.TEACHER_RETIRED,
-                            d.sequenceId(),
-                            d.step(),
-                            d.attempt(),
+                            sequenceId,
+                            step,
+                            attempt,
                             acc.plan().scheme(),
                             "",
                             eps,
                             acc.targetDelta(),
                             next.charges(),
-                            d.teacherId(),
+                            teacherId,
                             now));
         }
     }

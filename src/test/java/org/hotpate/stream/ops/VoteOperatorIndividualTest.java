@@ -1,7 +1,6 @@
 package org.hotpate.stream.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.hotpate.stream.Fixtures.certain;
 import static org.hotpate.stream.Fixtures.step;
 
 import java.nio.file.Path;
@@ -19,7 +18,6 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.io.BudgetLedgerIo;
-import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
@@ -43,7 +41,7 @@ class VoteOperatorIndividualTest {
 
     @TempDir Path tmp;
 
-    private KeyedBroadcastOperatorTestHarness<Long, Distribution, GenerationStep, Vote> h;
+    private KeyedBroadcastOperatorTestHarness<Long, VoteOperator.Input, GenerationStep, Vote> h;
 
     /** σ = 8 at (1, 10⁻⁶) plans K = 2 (docs/privacy-accounting.md §5). */
     private static IndividualAccounting accounting(int teachers, double sampleRate) {
@@ -84,7 +82,7 @@ class VoteOperatorIndividualTest {
         h =
                 new KeyedBroadcastOperatorTestHarness<>(
                         new CoBroadcastWithKeyedOperator<>(op, List.of(VoteOperator.OPEN_STEPS)),
-                        Distribution::teacherId,
+                        VoteOperator.Input::teacherId,
                         Types.LONG,
                         1,
                         1,
@@ -263,5 +261,12 @@ class VoteOperatorIndividualTest {
         // The run was long enough to exercise retirement for (nearly) everyone.
         assertThat(retired.size()).isGreaterThan(n / 2);
         assertThat(charges.values()).allMatch(c -> c <= k);
+    }
+
+    /** A certain teacher's answer as the operator's input (Fixtures.certain). */
+    private static VoteOperator.Input certain(
+            long teacher, long seq, int step, int attempt, int token) {
+        return VoteOperator.Input.of(
+                org.hotpate.stream.Fixtures.certain(teacher, seq, step, attempt, token));
     }
 }

@@ -1,9 +1,6 @@
 package org.hotpate.stream.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.hotpate.stream.Fixtures.certain;
-import static org.hotpate.stream.Fixtures.modelVote;
-import static org.hotpate.stream.Fixtures.sparse;
 import static org.hotpate.stream.Fixtures.step;
 
 import java.util.List;
@@ -13,7 +10,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
-import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
@@ -24,7 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class VoteOperatorTest {
-    private KeyedBroadcastOperatorTestHarness<Long, Distribution, GenerationStep, Vote> h;
+    private KeyedBroadcastOperatorTestHarness<Long, VoteOperator.Input, GenerationStep, Vote> h;
 
     private void open(double perTeacherBudget, double perVote) throws Exception {
         VoteOperator op =
@@ -39,7 +35,7 @@ class VoteOperatorTest {
                                 new JobConfig.Sampler(true, 42)));
         h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
-                        op, Distribution::teacherId, Types.LONG, VoteOperator.OPEN_STEPS);
+                        op, VoteOperator.Input::teacherId, Types.LONG, VoteOperator.OPEN_STEPS);
         h.setProcessingTime(0);
     }
 
@@ -153,7 +149,7 @@ class VoteOperatorTest {
                         new org.apache.flink.streaming.api.operators.co
                                 .CoBroadcastWithKeyedOperator<>(
                                 op, List.of(VoteOperator.OPEN_STEPS)),
-                        Distribution::teacherId,
+                        VoteOperator.Input::teacherId,
                         Types.LONG,
                         1,
                         1,
@@ -242,5 +238,24 @@ class VoteOperatorTest {
         h.setProcessingTime(200);
         assertThat(h.extractOutputValues()).hasSize(2);
         assertThat(reasons()).containsExactly(Rejected.LATE_VOTE);
+    }
+
+    /** A certain teacher's answer as the operator's input (Fixtures.certain). */
+    private static VoteOperator.Input certain(
+            long teacher, long seq, int step, int attempt, int token) {
+        return VoteOperator.Input.of(
+                org.hotpate.stream.Fixtures.certain(teacher, seq, step, attempt, token));
+    }
+
+    private static VoteOperator.Input modelVote(
+            long teacher, long seq, int step, int attempt, int token, int version) {
+        return VoteOperator.Input.of(
+                org.hotpate.stream.Fixtures.modelVote(teacher, seq, step, attempt, token, version));
+    }
+
+    private static VoteOperator.Input sparse(
+            long teacher, long seq, int step, int attempt, int[] tokens, double[] probs) {
+        return VoteOperator.Input.of(
+                org.hotpate.stream.Fixtures.sparse(teacher, seq, step, attempt, tokens, probs));
     }
 }
