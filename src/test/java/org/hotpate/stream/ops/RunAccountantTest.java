@@ -366,4 +366,59 @@ class RunAccountantTest {
                             assertThat(r.releases()).isEqualTo(5);
                         });
     }
+
+    /** A scheme-a candidate: involved teachers, all charged on BETWEEN or none. */
+    private static ReleaseCandidate schemeA(int step, long[] involved, boolean between) {
+        String e = PrivacyEventJson.encode(new PrivacyEvent.PureDp(0.5));
+        return new ReleaseCandidate(
+                RUN,
+                0,
+                step,
+                0,
+                7,
+                "scheme-a",
+                e,
+                e,
+                Double.NaN,
+                between ? involved : new long[0],
+                5,
+                5,
+                0,
+                involved);
+    }
+
+    @Test
+    void shouldFeedEachAdmittedSchemeAReleaseBackToItsInvolvedTeachersOnce() throws Exception {
+        open(
+                new RunAccountant.Settings(
+                        new JobConfig.Budget(1.2, 1e-6, 0),
+                        Budgets.Prior.empty("ds"),
+                        true,
+                        "scheme-a",
+                        null,
+                        true));
+        h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // BETWEEN: both charged
+        h.processElement(schemeA(1, new long[] {2}, false), 0); // ABOVE/BELOW: resolved only
+        h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // replayed: DUPLICATE_RELEASE
+        h.processElement(schemeA(2, new long[] {3}, true), 0); // 1.5 > 1.2: refused
+        List<org.hotpate.model.TeacherFeedback> fb =
+                h.getSideOutput(Tags.TEACHER_FEEDBACK).stream()
+                        .map(StreamRecord::getValue)
+                        .toList();
+        assertThat(fb)
+                .extracting(
+                        org.hotpate.model.TeacherFeedback::step,
+                        org.hotpate.model.TeacherFeedback::teacherId,
+                        org.hotpate.model.TeacherFeedback::charged)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 1L, true),
+                        org.assertj.core.groups.Tuple.tuple(0, 4L, true),
+                        org.assertj.core.groups.Tuple.tuple(1, 2L, false));
+        assertThat(ledger())
+                .filteredOn(e -> e.kind().equals(LedgerEntry.TEACHER_FEEDBACK))
+                .extracting(LedgerEntry::step, LedgerEntry::releases, LedgerEntry::votesCast)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 2L, 2),
+                        org.assertj.core.groups.Tuple.tuple(1, 0L, 1));
+    }
 }
