@@ -381,10 +381,12 @@ public final class HotPateJob {
                                     .name("encode-teacher-ledger"));
         }
         if (feedback) {
-            // Same sink, same transaction as the release the outcome belongs to.
+            // Same sink, same transaction as the release the outcome belongs to (the reducer adds
+            // the uncharged resolutions of votes that are in no release).
             out =
                     out.union(
                             results.getSideOutput(Tags.TEACHER_FEEDBACK)
+                                    .union(candidates.getSideOutput(Tags.TEACHER_FEEDBACK))
                                     .map(
                                             f ->
                                                     new KafkaOut(

@@ -28,6 +28,7 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
+import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.Vote;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.IndividualAccounting;
@@ -188,6 +189,9 @@ public final class StepReducer
         boolean closed = closed();
         if (closed || votes.contains(v.teacherId())) {
             lateVotes.inc();
+            if (closed) {
+                resolveUncharged(v.runId(), v.sequenceId(), v.step(), v.attempt(), v, ctx);
+            }
             ctx.output(
                     Tags.REJECTED,
                     new Rejected(
@@ -271,6 +275,15 @@ public final class StepReducer
         if (answered < settings.minTeachers()) {
             abandonedSteps.inc();
             abandoned.update(Boolean.TRUE);
+            for (long[] e : entries) {
+                resolveUncharged(
+                        runId,
+                        seq,
+                        step,
+                        attempt,
+                        new Vote(runId, seq, step, attempt, e[0], (int) e[1]),
+                        ctx);
+            }
             ctx.output(
                     Tags.LEDGER,
                     new LedgerEntry(
@@ -322,6 +335,35 @@ public final class StepReducer
                         System.currentTimeMillis());
         released.update(c);
         out.collect(c);
+    }
+
+    /**
+     * Scheme A: a vote that is in no release — its step was abandoned below the quorum, or it came
+     * after the step closed — resolves its teacher's pending involvement without a charge (nothing
+     * released depends on it). Sent like the accountant's feedback ({@link Tags#TEACHER_FEEDBACK},
+     * the exactly-once sink, read back by the vote operator); without it the involvement would only
+     * make the teacher abstain sooner for the rest of the run. A vote counted in a release is never
+     * resolved here: a closed step's late vote is one the release did not count.
+     */
+    private void resolveUncharged(
+            String runId, long seq, int step, int attempt, Vote v, Context ctx) {
+        IndividualAccounting acc = settings.individual();
+        if (acc == null || !acc.chargesOnOutcome() || v.token() == Vote.ABSTAIN) {
+            return;
+        }
+        long seed = CoreBindings.stepSeed(settings.runSeed(), runId, seq, step, attempt);
+        if (acc.involved(v.token(), v.teacherId(), seed, TeacherCharges.NONE)) {
+            ctx.output(
+                    Tags.TEACHER_FEEDBACK,
+                    new TeacherFeedback(
+                            runId,
+                            seq,
+                            step,
+                            attempt,
+                            v.teacherId(),
+                            false,
+                            System.currentTimeMillis()));
+        }
     }
 
     /**

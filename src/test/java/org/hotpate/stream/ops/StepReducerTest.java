@@ -282,4 +282,100 @@ class StepReducerTest {
             }
         }
     }
+
+    /** Scheme A on 3 teachers, ν = 1 (every coin is 1), τ = 5; run seed 42 as in Fixtures. */
+    private void openSchemeA(int minTeachers) throws Exception {
+        JobConfig.Mechanism m =
+                new JobConfig.Mechanism(
+                        "scheme-a",
+                        Map.of("epsilon", 0.1, "lower", 10.0, "upper", 30.0, "sample-rate", 1.0));
+        org.hotpate.stream.IndividualAccounting acc =
+                new org.hotpate.stream.IndividualAccounting(
+                        new org.hotpate.core.accounting.SchemeAStep.Plan(
+                                org.hotpate.core.accounting.SchemeAStep.Params.fromSpec(m.params()),
+                                5),
+                        1e-6,
+                        new JobConfig.Ensemble(
+                                "ens",
+                                3,
+                                true,
+                                JobConfig.TeacherSource.EXTERNAL,
+                                20,
+                                0.5,
+                                1,
+                                JobConfig.Payload.SPARSE,
+                                0,
+                                8,
+                                org.hotpate.stream.Fixtures.VOCAB));
+        schemeA = acc;
+        h =
+                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                        new StepReducer(
+                                new StepReducer.Settings(
+                                        "dist",
+                                        3,
+                                        org.hotpate.stream.Fixtures.VOCAB,
+                                        DEADLINE,
+                                        RETENTION,
+                                        m,
+                                        minTeachers,
+                                        KeyedNoiseSource.newSecret(),
+                                        acc,
+                                        42)),
+                        Vote::stepKey,
+                        GenerationStep::stepKey,
+                        Types.STRING);
+        h.setProcessingTime(0);
+    }
+
+    private org.hotpate.stream.IndividualAccounting schemeA;
+
+    private List<org.hotpate.model.TeacherFeedback> feedback() {
+        return h.getSideOutput(Tags.TEACHER_FEEDBACK) == null
+                ? List.of()
+                : h.getSideOutput(Tags.TEACHER_FEEDBACK).stream()
+                        .map(StreamRecord::getValue)
+                        .toList();
+    }
+
+    @Test
+    void schemeA_votesInNoReleaseResolveTheirInvolvementWithoutACharge() throws Exception {
+        openSchemeA(2);
+        GenerationStep s = step(0, 0, 0);
+        int v = schemeA.randomness(s.publicSeed()).token();
+        int other = (v + 1) % org.hotpate.stream.Fixtures.VOCAB;
+        h.processElement2(s, 0);
+        h.processElement1(vote(0, v), 10); // involved
+        h.setProcessingTime(DEADLINE); // below the quorum: abandoned, nothing released
+        h.processElement1(vote(1, v), DEADLINE + 1); // late and involved
+        h.processElement1(vote(2, other), DEADLINE + 2); // late, not involved
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(feedback())
+                .extracting(
+                        org.hotpate.model.TeacherFeedback::teacherId,
+                        org.hotpate.model.TeacherFeedback::charged,
+                        org.hotpate.model.TeacherFeedback::stepKey)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0L, false, s.stepKey()),
+                        org.assertj.core.groups.Tuple.tuple(1L, false, s.stepKey()));
+    }
+
+    @Test
+    void schemeA_aReleaseNamesItsInvolvedTeachersAndTheReducerResolvesNoneOfThem()
+            throws Exception {
+        openSchemeA(1);
+        GenerationStep s = step(0, 0, 0);
+        int v = schemeA.randomness(s.publicSeed()).token();
+        int other = (v + 1) % org.hotpate.stream.Fixtures.VOCAB;
+        h.processElement2(s, 0);
+        h.processElement1(vote(2, v), 10);
+        h.processElement1(vote(0, v), 11);
+        h.processElement1(vote(1, other), 12); // all voted: closes
+        ReleaseCandidate c = h.extractOutputValues().get(0);
+        assertThat(c.involvedTeachers()).containsExactly(0L, 2L);
+        assertThat(c.chargedTeachers().length == 0 || c.chargedTeachers().length == 2)
+                .as("BETWEEN charges every involved teacher, ABOVE/BELOW none")
+                .isTrue();
+        assertThat(feedback()).as("the accountant resolves counted votes").isEmpty();
+    }
 }
