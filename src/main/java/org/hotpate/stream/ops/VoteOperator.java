@@ -89,11 +89,12 @@ import org.hotpate.stream.IndividualAccounting;
  * the step deadline — an answer for a step its sequence has already moved past is LATE_VOTE at once
  * and never pends), {@code teacher-charge} / {@code teacher-charges} (the run's lifetime: a spent
  * teacher never votes again, across restarts), {@code pending-involvements} (scheme-a: an entry
- * leaves when the accountant's feedback on its step arrives; an involvement in a step that is never
- * released — abandoned below the quorum, late at the reducer, refused by the budget — gets no
- * feedback and stays for the run's lifetime, where it only makes the teacher abstain sooner),
- * broadcast {@code open-steps} (a step leaves when a later step of its sequence arrives, or when it
- * is older than the retention by the issue times in the data).
+ * leaves when feedback on its step arrives — from the accountant for a released step, from the
+ * reducer, uncharged, for a vote in no release (step abandoned below the quorum, vote late at the
+ * reducer); one in a step refused by the budget gets none and stays for the run's lifetime, where
+ * it only makes the teacher abstain sooner), broadcast {@code open-steps} (a step leaves when a
+ * later step of its sequence arrives, or when it is older than the retention by the issue times in
+ * the data).
  */
 public final class VoteOperator
         extends KeyedBroadcastProcessFunction<Long, VoteOperator.Input, GenerationStep, Vote>
