@@ -62,7 +62,9 @@ public final class ClusterJob {
         try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
             Budgets.Prior prior = ledger.prior(runId);
             ledger.requireRoom(prior);
-            run = RunContext.of(prior);
+            // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
+            // upgrade the restored keyed state of a teacher charged in this run wins).
+            run = RunContext.of(prior).withTeacherCharges(ledger.teacherCharges());
         }
 
         Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir(), null);
