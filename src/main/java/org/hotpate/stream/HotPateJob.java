@@ -54,7 +54,10 @@ import org.hotpate.teachers.records.UserDirectory;
  * </pre>
  *
  * The sequence loop also reads the decoded steps (its watchdog), and the accountant composes the
- * run with the dataset's earlier runs ({@link RunContext}).
+ * run with the dataset's earlier runs ({@link RunContext}). With {@code mechanism.name: scheme-a}
+ * the accountant (and the reducer, for votes in no release) also writes each involved teacher's
+ * outcome to {@code teacher-feedback} through the same sink, and a read_committed source reads it
+ * back into the vote operator's teacher-keyed input (a second loop through Kafka).
  */
 public final class HotPateJob {
     private HotPateJob() {}
