@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -28,6 +29,7 @@ import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
 import org.hotpate.stream.ops.JobMetrics;
@@ -35,6 +37,7 @@ import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
 import org.hotpate.stream.ops.StepReducer;
 import org.hotpate.stream.ops.Tags;
+import org.hotpate.stream.ops.VoteCombiner;
 import org.hotpate.stream.ops.VoteOperator;
 import org.hotpate.teachers.records.UserDirectory;
 
@@ -55,6 +58,15 @@ import org.hotpate.teachers.records.UserDirectory;
  * run with the dataset's earlier runs ({@link RunContext}).
  */
 public final class HotPateJob {
+    /**
+     * Vote pre-aggregation ({@link VoteCombiner}): a step's batch leaves at this many votes, and
+     * every batch after this long (besides at each checkpoint barrier) so that a step whose votes
+     * are all in closes without waiting for the next checkpoint.
+     */
+    static final int COMBINER_MAX_BATCH = 4096;
+
+    static final long COMBINER_FLUSH_MS = 20;
+
     private HotPateJob() {}
 
     /** How long closed steps, dedupe entries and finished sequences are remembered. */
@@ -150,7 +162,16 @@ public final class HotPateJob {
                                 WatermarkStrategy.noWatermarks(),
                                 "distributions-source")
                         .uid("distributions-source")
-                        .process(new DecodeDistributions(runId))
+                        .process(
+                                new DecodeDistributions(
+                                        new DecodeDistributions.Settings(
+                                                topics.distributions(),
+                                                n,
+                                                factory,
+                                                gen.sequences(),
+                                                gen.maxSteps(),
+                                                gen.maxAttempts() * (gen.maxReissues() + 1),
+                                                cfg.sampler())))
                         .uid("decode-distributions")
                         .name("decode-distributions");
 
@@ -186,7 +207,12 @@ public final class HotPateJob {
 
         SingleOutputStreamOperator<ReleaseCandidate> candidates =
                 voteTap.apply(votes)
-                        .keyBy(Vote::stepKey, Types.STRING)
+                        .transform(
+                                "combine-votes",
+                                TypeInformation.of(VoteBatch.class),
+                                new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
+                        .uid("combine-votes")
+                        .keyBy(VoteBatch::stepKey, Types.STRING)
                         .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
                         .process(
                                 new StepReducer(

@@ -1,13 +1,11 @@
 package org.hotpate.stream.ops;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
@@ -29,6 +27,7 @@ import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.IndividualAccounting;
 import org.hotpate.stream.JobConfig;
@@ -51,14 +50,20 @@ import org.hotpate.stream.JobConfig;
  * noise-secret}, which wins on restore: a job resubmitted from a checkpoint or savepoint with a
  * freshly drawn secret still re-derives the same noise. Both are operator-only.
  *
- * <p>State and clearing: {@code step-votes}, {@code step-vote-count} and {@code step-deadline} are
- * cleared when the step closes; {@code step-release} (the candidate) or {@code step-abandoned} are
- * kept until a cleanup timer ({@code retention}): late or replayed votes are dead-lettered as
- * LATE_VOTE and never cause a second release. After the retention the run's accountant still
- * refuses a second release of the same step key.
+ * <p><b>Batches.</b> Votes arrive pre-aggregated per step ({@link VoteCombiner}); a batch is one
+ * append to {@code step-vote-batches} and one update of the count, so the state is touched per
+ * batch, not per vote. A teacher's second vote in a step (which the vote operator already stops) is
+ * dead-lettered as DUPLICATE_VOTE when the step closes, and the step's vote count includes it, so
+ * such a step may close before the teacher it displaced voted (that teacher then abstains).
+ *
+ * <p>State and clearing: {@code step-vote-batches}, {@code step-vote-count} and {@code
+ * step-deadline} are cleared when the step closes; {@code step-release} (the candidate) or {@code
+ * step-abandoned} are kept until a cleanup timer ({@code retention}): late or replayed votes are
+ * dead-lettered as LATE_VOTE and never cause a second release. After the retention the run's
+ * accountant still refuses a second release of the same step key.
  */
 public final class StepReducer
-        extends KeyedCoProcessFunction<String, Vote, GenerationStep, ReleaseCandidate>
+        extends KeyedCoProcessFunction<String, VoteBatch, GenerationStep, ReleaseCandidate>
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
@@ -111,7 +116,7 @@ public final class StepReducer
     }
 
     private final Settings settings;
-    private transient MapState<Long, Integer> votes;
+    private transient ListState<long[]> votes;
     private transient ValueState<Integer> voteCount;
     private transient ValueState<Long> deadline;
     private transient ValueState<ReleaseCandidate> released;
@@ -152,7 +157,10 @@ public final class StepReducer
     public void open(OpenContext ctx) {
         votes =
                 getRuntimeContext()
-                        .getMapState(new MapStateDescriptor<>("step-votes", Types.LONG, Types.INT));
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "step-vote-batches",
+                                        PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         voteCount =
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>("step-vote-count", Types.INT));
@@ -183,36 +191,42 @@ public final class StepReducer
     }
 
     @Override
-    public void processElement1(Vote v, Context ctx, Collector<ReleaseCandidate> out)
+    public void processElement1(VoteBatch batch, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        boolean closed = closed();
-        if (closed || votes.contains(v.teacherId())) {
-            lateVotes.inc();
-            ctx.output(
-                    Tags.REJECTED,
-                    new Rejected(
-                            settings.topic(),
-                            closed ? Rejected.LATE_VOTE : Rejected.DUPLICATE_VOTE,
-                            "step "
-                                    + ctx.getCurrentKey()
-                                    + (closed
-                                            ? " already closed"
-                                            : " already has this teacher's vote"),
-                            v.runId(),
-                            v.teacherId(),
-                            -1,
-                            -1L,
-                            null,
-                            System.currentTimeMillis()));
+        if (closed()) {
+            for (int i = 0; i < batch.size(); i++) {
+                rejectVote(ctx, batch.vote(i), Rejected.LATE_VOTE, " already closed");
+            }
             return;
         }
-        votes.put(v.teacherId(), v.token());
-        int n = (voteCount.value() == null ? 0 : voteCount.value()) + 1;
+        long[] packed = new long[2 * batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            packed[2 * i] = batch.teachers()[i];
+            packed[2 * i + 1] = batch.tokens()[i];
+        }
+        votes.add(packed); // an append: RocksDB merges it without reading the list
+        int n = (voteCount.value() == null ? 0 : voteCount.value()) + batch.size();
         voteCount.update(n);
         armDeadline(ctx);
         if (n >= settings.teachers()) {
             close(ctx, out);
         }
+    }
+
+    private void rejectVote(Context ctx, Vote v, String reason, String detail) {
+        lateVotes.inc();
+        ctx.output(
+                Tags.REJECTED,
+                new Rejected(
+                        settings.topic(),
+                        reason,
+                        "step " + ctx.getCurrentKey() + detail,
+                        v.runId(),
+                        v.teacherId(),
+                        -1,
+                        -1L,
+                        null,
+                        System.currentTimeMillis()));
     }
 
     @Override
@@ -252,10 +266,27 @@ public final class StepReducer
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
         int answered = 0;
         List<long[]> entries = new ArrayList<>(); // (teacher, token), for per-teacher schemes
-        for (Map.Entry<Long, Integer> e : votes.entries()) {
-            b.vote(e.getKey().intValue(), e.getValue());
-            entries.add(new long[] {e.getKey(), e.getValue()});
-            answered++;
+        BitSet voted = new BitSet(settings.teachers());
+        Iterable<long[]> stored = votes.get();
+        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
+            for (int i = 0; i < packed.length; i += 2) {
+                int teacher = (int) packed[i];
+                int token = (int) packed[i + 1];
+                if (voted.get(teacher)) {
+                    // The vote operator already lets one vote per teacher through; this is the
+                    // reducer's own guard (sensitivity 1 whatever reaches it).
+                    rejectVote(
+                            ctx,
+                            new Vote(runId, seq, step, attempt, teacher, token),
+                            Rejected.DUPLICATE_VOTE,
+                            " already has this teacher's vote");
+                    continue;
+                }
+                voted.set(teacher);
+                b.vote(teacher, token);
+                entries.add(new long[] {teacher, token});
+                answered++;
+            }
         }
         ReleaseCandidate c;
         if (deadline.value() != null) {
