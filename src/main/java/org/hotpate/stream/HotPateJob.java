@@ -156,6 +156,12 @@ public final class HotPateJob {
                                                 gen.maxAttempts() * (gen.maxReissues() + 1))))
                         .uid("decode-steps")
                         .name("decode-steps");
+        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
+        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
+        VoteOperator.Individual individual = individual(cfg, run);
+        // Without per-teacher rules no vote needs the teacher-keyed state: votes made at the source
+        // go straight to the combiner and the reducer (issue 12, "vote where the payload lands").
+        boolean votesDirect = individual == null && perTeacher == 0;
         SingleOutputStreamOperator<Distribution> decodedDistributions =
                 env.fromSource(
                                 distributionsSource,
@@ -171,7 +177,8 @@ public final class HotPateJob {
                                                 gen.sequences(),
                                                 gen.maxSteps(),
                                                 gen.maxAttempts() * (gen.maxReissues() + 1),
-                                                cfg.sampler())))
+                                                cfg.sampler(),
+                                                votesDirect)))
                         .uid("decode-distributions")
                         .name("decode-distributions");
 
@@ -185,8 +192,6 @@ public final class HotPateJob {
         }
 
         BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
-        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
-        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
         SingleOutputStreamOperator<Vote> votes =
                 distributions
                         .keyBy(Distribution::teacherId, Types.LONG)
@@ -201,18 +206,25 @@ public final class HotPateJob {
                                                 perTeacher,
                                                 perVote,
                                                 cfg.sampler(),
-                                                individual(cfg, run))))
+                                                individual)))
                         .uid("vote")
                         .name("vote");
 
+        // Each vote stream gets its own combiner, chained with the operator that makes its votes
+        // (a combiner behind a union would have two inputs and could not be chained). A test tap
+        // sees all votes in one stream, behind one combiner.
+        DataStream<Vote> sourceVotes = decodedDistributions.getSideOutput(Tags.SOURCE_VOTES);
+        DataStream<VoteBatch> batches;
+        if (voteTap == UnaryOperator.<DataStream<Vote>>identity()) {
+            batches =
+                    combine(votes, "combine-votes")
+                            .union(combine(sourceVotes, "combine-source-votes"));
+        } else {
+            batches = combine(voteTap.apply(votes.union(sourceVotes)), "combine-votes");
+        }
+
         SingleOutputStreamOperator<ReleaseCandidate> candidates =
-                voteTap.apply(votes)
-                        .transform(
-                                "combine-votes",
-                                TypeInformation.of(VoteBatch.class),
-                                new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
-                        .uid("combine-votes")
-                        .keyBy(VoteBatch::stepKey, Types.STRING)
+                batches.keyBy(VoteBatch::stepKey, Types.STRING)
                         .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
                         .process(
                                 new StepReducer(
@@ -351,6 +363,15 @@ public final class HotPateJob {
                                     .name("encode-teacher-ledger"));
         }
         out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+    }
+
+    private static DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {
+        return votes.transform(
+                        uid,
+                        TypeInformation.of(VoteBatch.class),
+                        new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
+                .uid(uid)
+                .name(uid);
     }
 
     /** The vote operator's per-teacher accounting (scheme-a/scheme-b), or null. */

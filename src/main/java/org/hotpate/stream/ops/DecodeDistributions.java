@@ -10,6 +10,7 @@ import org.hotpate.model.Distribution;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
+import org.hotpate.model.Vote;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.StepFactory;
@@ -44,7 +45,8 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
             int sequences,
             int maxSteps,
             int maxAttempts,
-            JobConfig.Sampler sampler)
+            JobConfig.Sampler sampler,
+            boolean votesDirect)
             implements java.io.Serializable {}
 
     private final Settings settings;
@@ -83,7 +85,7 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
             return;
         }
         decoded.markEvent();
-        if (d.kind() == PayloadKind.MODEL_VOTE || !withinRun(d)) {
+        if (!withinRun(d) || (d.kind() == PayloadKind.MODEL_VOTE && !settings.votesDirect())) {
             out.collect(d);
             return;
         }
@@ -97,9 +99,19 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
         }
         int vote;
         try {
-            vote = vote(d);
+            vote = d.kind() == PayloadKind.MODEL_VOTE ? checkedModelVote(d) : vote(d);
+        } catch (VersionMismatch e) {
+            reject(ctx, d, Rejected.RANDOMNESS_VERSION, e.getMessage());
+            return;
         } catch (IllegalArgumentException e) {
             reject(ctx, d, Rejected.INVALID_DISTRIBUTION, e.getMessage());
+            return;
+        }
+        if (settings.votesDirect()) {
+            ctx.output(
+                    Tags.SOURCE_VOTES,
+                    new Vote(
+                            d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), vote));
             return;
         }
         out.collect(
@@ -134,6 +146,31 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
                 settings.factory().seed(d.sequenceId(), d.step(), d.attempt()),
                 v,
                 d.teacherId());
+    }
+
+    /** A teacher's own vote, with the vote operator's checks (version, token range). */
+    private int checkedModelVote(Distribution d) {
+        int v = settings.factory().vocabularySize();
+        if (d.randomnessVersion() != CoreBindings.RANDOMNESS_VERSION) {
+            throw new VersionMismatch(
+                    "model-side vote used randomness version "
+                            + d.randomnessVersion()
+                            + "; the step uses "
+                            + CoreBindings.RANDOMNESS_VERSION);
+        }
+        if (d.voteToken() < -1 || d.voteToken() >= v) {
+            throw new IllegalArgumentException(
+                    "voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
+        }
+        return d.voteToken();
+    }
+
+    private static final class VersionMismatch extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        VersionMismatch(String m) {
+            super(m);
+        }
     }
 
     private boolean withinRun(Distribution d) {

@@ -52,14 +52,18 @@ import org.hotpate.stream.JobConfig;
  *
  * <p><b>Batches.</b> Votes arrive pre-aggregated per step ({@link VoteCombiner}); a batch is one
  * append to {@code step-vote-batches} and one update of the count, so the state is touched per
- * batch, not per vote. A teacher's second vote in a step (which the vote operator already stops) is
- * dead-lettered as DUPLICATE_VOTE when the step closes, and the step's vote count includes it, so
- * such a step may close before the teacher it displaced voted (that teacher then abstains).
+ * batch, not per vote. The step closes when n votes arrived <em>and</em> the step itself was seen
+ * (it comes on the steps input), or at the deadline; votes for a step that never arrives answer a
+ * step this run never issued and are dead-lettered as UNKNOWN_STEP at the deadline, with nothing
+ * released. A teacher's second vote in a step is dead-lettered as DUPLICATE_VOTE when the step
+ * closes; it counts towards n, so such a step may close before the teacher it displaced voted (that
+ * teacher then abstains). Votes made at the source (runs without per-teacher rules) reach this
+ * operator without the vote operator's step check and deduplication: these rules are theirs.
  *
- * <p>State and clearing: {@code step-vote-batches}, {@code step-vote-count} and {@code
- * step-deadline} are cleared when the step closes; {@code step-release} (the candidate) or {@code
- * step-abandoned} are kept until a cleanup timer ({@code retention}): late or replayed votes are
- * dead-lettered as LATE_VOTE and never cause a second release. After the retention the run's
+ * <p>State and clearing: {@code step-vote-batches}, {@code step-vote-count}, {@code step-seen} and
+ * {@code step-deadline} are cleared when the step closes; {@code step-release} (the candidate) or
+ * {@code step-abandoned} are kept until a cleanup timer ({@code retention}): late or replayed votes
+ * are dead-lettered as LATE_VOTE and never cause a second release. After the retention the run's
  * accountant still refuses a second release of the same step key.
  */
 public final class StepReducer
@@ -117,6 +121,7 @@ public final class StepReducer
 
     private final Settings settings;
     private transient ListState<long[]> votes;
+    private transient ValueState<Boolean> seen;
     private transient ValueState<Integer> voteCount;
     private transient ValueState<Long> deadline;
     private transient ValueState<ReleaseCandidate> released;
@@ -161,6 +166,7 @@ public final class StepReducer
                                 new ListStateDescriptor<>(
                                         "step-vote-batches",
                                         PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        seen = getRuntimeContext().getState(new ValueStateDescriptor<>("step-seen", Types.BOOLEAN));
         voteCount =
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>("step-vote-count", Types.INT));
@@ -208,7 +214,7 @@ public final class StepReducer
         int n = (voteCount.value() == null ? 0 : voteCount.value()) + batch.size();
         voteCount.update(n);
         armDeadline(ctx);
-        if (n >= settings.teachers()) {
+        if (n >= settings.teachers() && Boolean.TRUE.equals(seen.value())) {
             close(ctx, out);
         }
     }
@@ -233,7 +239,12 @@ public final class StepReducer
     public void processElement2(GenerationStep step, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
         if (!closed()) {
+            seen.update(Boolean.TRUE);
             armDeadline(ctx);
+            Integer n = voteCount.value();
+            if (n != null && n >= settings.teachers()) {
+                close(ctx, out); // every vote came before the step itself
+            }
         }
     }
 
@@ -253,8 +264,42 @@ public final class StepReducer
             released.clear(); // retention over: forget the closed step
             abandoned.clear();
         } else if (deadline.value() != null && ts >= deadline.value()) {
-            close(ctx, out);
+            if (Boolean.TRUE.equals(seen.value())) {
+                close(ctx, out);
+            } else {
+                forgetUnknownStep(ctx); // votes for a step this run never issued
+            }
         }
+    }
+
+    /**
+     * The deadline passed and the step itself never arrived: its votes answer a step this run never
+     * issued. They are dead-lettered as UNKNOWN_STEP; nothing is released or charged.
+     */
+    private void forgetUnknownStep(Context ctx) throws Exception {
+        String key = ctx.getCurrentKey();
+        String[] k = key.split("/");
+        String runId = key.substring(0, key.indexOf('/'));
+        Iterable<long[]> stored = votes.get();
+        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
+            for (int i = 0; i < packed.length; i += 2) {
+                rejectVote(
+                        ctx,
+                        new Vote(
+                                runId,
+                                Long.parseLong(k[k.length - 3]),
+                                Integer.parseInt(k[k.length - 2]),
+                                Integer.parseInt(k[k.length - 1]),
+                                packed[i],
+                                (int) packed[i + 1]),
+                        Rejected.UNKNOWN_STEP,
+                        " was never issued by this run");
+            }
+        }
+        votes.clear();
+        voteCount.clear();
+        deadline.clear();
+        openSteps.remove(key);
     }
 
     private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {
@@ -295,6 +340,7 @@ public final class StepReducer
         votes.clear();
         voteCount.clear();
         deadline.clear();
+        seen.clear();
         openSteps.remove(ctx.getCurrentKey());
         ctx.timerService()
                 .registerProcessingTimeTimer(

@@ -41,7 +41,8 @@ class DecodeDistributionsTest {
                                         4,
                                         8,
                                         2,
-                                        SAMPLER)));
+                                        SAMPLER,
+                                        false)));
     }
 
     @AfterEach

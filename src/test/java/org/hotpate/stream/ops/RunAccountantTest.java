@@ -247,11 +247,13 @@ class RunAccountantTest {
                         Types.STRING);
         try {
             reducer.setProcessingTime(0);
+            reducer.processElement2(Fixtures.step(0, 0, 0), 0);
             reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 0, 4)), 0);
             reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 1, 4)), 0); // closes
             reducer.setProcessingTime(10_000); // past the retention: the reducer forgets
-            reducer.processElement1(
-                    VoteBatch.of(new Vote(RUN, 0, 0, 0, 1, 4)), 10_000); // late duplicate
+            // A late duplicate, with the step redelivered: to the reducer it is a new step.
+            reducer.processElement2(Fixtures.step(0, 0, 0), 10_000);
+            reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 1, 4)), 10_000);
             reducer.setProcessingTime(12_000); // its deadline: a second candidate
             List<ReleaseCandidate> candidates = reducer.extractOutputValues();
             assertThat(candidates).hasSize(2);

@@ -198,6 +198,7 @@ class StepReducerTest {
     @Test
     void shouldNeverReleaseAStepTwice() throws Exception {
         open(1);
+        h.processElement2(step(0, 0, 0), 0);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(1, 4), 0);
         h.processElement1(vote(2, 4), 0);
@@ -211,8 +212,38 @@ class StepReducerTest {
     }
 
     @Test
+    void votesForAStepThatNeverArrivesAreUnknownAndNothingIsReleased() throws Exception {
+        open(1);
+        h.processElement1(vote(0, 4), 0);
+        h.processElement1(vote(1, 4), 0);
+        h.processElement1(vote(2, 4), 0); // all n teachers, but the run never issued the step
+        assertThat(h.extractOutputValues()).isEmpty();
+        h.setProcessingTime(DEADLINE);
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(h.getSideOutput(Tags.REJECTED))
+                .extracting(r -> r.getValue().reason())
+                .containsExactly(
+                        Rejected.UNKNOWN_STEP, Rejected.UNKNOWN_STEP, Rejected.UNKNOWN_STEP);
+        assertThat(h.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void allVotesBeforeTheStepCloseWhenTheStepArrives() throws Exception {
+        open(1);
+        h.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 0, 4)), 0);
+        h.processElement1(
+                new VoteBatch(RUN, 0, 0, 0, new long[] {1, 2}, new int[] {4, 5}), 0); // a batch
+        assertThat(h.extractOutputValues()).isEmpty();
+        h.processElement2(step(0, 0, 0), 0);
+        assertThat(h.extractOutputValues())
+                .singleElement()
+                .satisfies(c -> assertThat(c.votesCast()).isEqualTo(3));
+    }
+
+    @Test
     void shouldRejectASecondVoteOfATeacherInAnOpenStep() throws Exception {
         open(1);
+        h.processElement2(step(0, 0, 0), 0);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(0, 5), 0);
         h.setProcessingTime(DEADLINE); // batches are deduplicated when the step closes
@@ -272,6 +303,7 @@ class StepReducerTest {
                                 VoteBatch::stepKey,
                                 GenerationStep::stepKey,
                                 Types.STRING);
+                h.processElement2(step(0, s, 0), 0);
                 h.processElement1(vote(s, 0, 1), 0);
                 h.processElement1(vote(s, 1, 2), 0);
                 h.processElement1(vote(s, 2, 2), 0);
