@@ -94,8 +94,9 @@ public final class HotPateJob {
     }
 
     /**
-     * As above, with {@code voteTap} applied to the vote stream between the vote operator and the
-     * reducer — the test seam through which ITCases inject a failure (identity in production).
+     * As above, with {@code voteTap} applied to each vote stream (the vote operator's and the votes
+     * made at the source) before it is combined for the reducer — the test seam through which
+     * ITCases inject a failure (identity in production).
      */
     public static void build(
             StreamExecutionEnvironment env,
@@ -211,17 +212,12 @@ public final class HotPateJob {
                         .name("vote");
 
         // Each vote stream gets its own combiner, chained with the operator that makes its votes
-        // (a combiner behind a union would have two inputs and could not be chained). A test tap
-        // sees all votes in one stream, behind one combiner.
+        // (a combiner behind a union would have two inputs and could not be chained); a test tap
+        // is applied to each vote stream.
         DataStream<Vote> sourceVotes = decodedDistributions.getSideOutput(Tags.SOURCE_VOTES);
-        DataStream<VoteBatch> batches;
-        if (voteTap == UnaryOperator.<DataStream<Vote>>identity()) {
-            batches =
-                    combine(votes, "combine-votes")
-                            .union(combine(sourceVotes, "combine-source-votes"));
-        } else {
-            batches = combine(voteTap.apply(votes.union(sourceVotes)), "combine-votes");
-        }
+        DataStream<VoteBatch> batches =
+                combine(voteTap.apply(votes), "combine-votes")
+                        .union(combine(voteTap.apply(sourceVotes), "combine-source-votes"));
 
         SingleOutputStreamOperator<ReleaseCandidate> candidates =
                 batches.keyBy(VoteBatch::stepKey, Types.STRING)

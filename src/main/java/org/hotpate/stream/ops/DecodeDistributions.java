@@ -99,8 +99,8 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
         }
         int vote;
         try {
-            vote = d.kind() == PayloadKind.MODEL_VOTE ? checkedModelVote(d) : vote(d);
-        } catch (VersionMismatch e) {
+            vote = vote(d);
+        } catch (AnswerVote.VersionMismatch e) {
             reject(ctx, d, Rejected.RANDOMNESS_VERSION, e.getMessage());
             return;
         } catch (IllegalArgumentException e) {
@@ -131,46 +131,16 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Distri
                         d.sentAtMs()));
     }
 
-    /** The coordinated (or independent) vote, exactly as the vote operator computes it. */
+    /** The answer's vote at its step, by the vote operator's own rule ({@link AnswerVote}). */
     private int vote(Distribution d) {
-        var dist = d.toCore(); // core structural validation first, as the vote operator did
-        int v = settings.factory().vocabularySize();
-        for (int t : d.tokens()) {
-            if (t >= v) {
-                throw new IllegalArgumentException(
-                        "token ids must be < vocabulary size " + v + "; got " + t);
-            }
-        }
-        return voter.vote(
-                dist,
-                settings.factory().seed(d.sequenceId(), d.step(), d.attempt()),
-                v,
-                d.teacherId());
-    }
-
-    /** A teacher's own vote, with the vote operator's checks (version, token range). */
-    private int checkedModelVote(Distribution d) {
-        int v = settings.factory().vocabularySize();
-        if (d.randomnessVersion() != CoreBindings.RANDOMNESS_VERSION) {
-            throw new VersionMismatch(
-                    "model-side vote used randomness version "
-                            + d.randomnessVersion()
-                            + "; the step uses "
-                            + CoreBindings.RANDOMNESS_VERSION);
-        }
-        if (d.voteToken() < -1 || d.voteToken() >= v) {
-            throw new IllegalArgumentException(
-                    "voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
-        }
-        return d.voteToken();
-    }
-
-    private static final class VersionMismatch extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        VersionMismatch(String m) {
-            super(m);
-        }
+        StepFactory f = settings.factory();
+        return AnswerVote.of(
+                d,
+                d.kind() == PayloadKind.MODEL_VOTE ? null : d.toCore(),
+                f.seed(d.sequenceId(), d.step(), d.attempt()),
+                CoreBindings.RANDOMNESS_VERSION,
+                f.vocabularySize(),
+                voter);
     }
 
     private boolean withinRun(Distribution d) {

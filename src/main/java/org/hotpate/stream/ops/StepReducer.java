@@ -277,61 +277,72 @@ public final class StepReducer
      * issued. They are dead-lettered as UNKNOWN_STEP; nothing is released or charged.
      */
     private void forgetUnknownStep(Context ctx) throws Exception {
-        String key = ctx.getCurrentKey();
-        String[] k = key.split("/");
-        String runId = key.substring(0, key.indexOf('/'));
-        Iterable<long[]> stored = votes.get();
-        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
-            for (int i = 0; i < packed.length; i += 2) {
-                rejectVote(
-                        ctx,
-                        new Vote(
-                                runId,
-                                Long.parseLong(k[k.length - 3]),
-                                Integer.parseInt(k[k.length - 2]),
-                                Integer.parseInt(k[k.length - 1]),
-                                packed[i],
-                                (int) packed[i + 1]),
-                        Rejected.UNKNOWN_STEP,
-                        " was never issued by this run");
-            }
+        for (Vote v : storedVotes(ctx.getCurrentKey())) {
+            rejectVote(ctx, v, Rejected.UNKNOWN_STEP, " was never issued by this run");
         }
         votes.clear();
         voteCount.clear();
         deadline.clear();
-        openSteps.remove(key);
+        openSteps.remove(ctx.getCurrentKey());
+    }
+
+    /**
+     * A step key's parts (the run id may itself contain '/'; the last three fields are numbers).
+     */
+    private record StepKey(String runId, long seq, int step, int attempt) {
+        static StepKey parse(String key) {
+            String[] k = key.split("/");
+            return new StepKey(
+                    key.substring(0, key.indexOf('/')),
+                    Long.parseLong(k[k.length - 3]),
+                    Integer.parseInt(k[k.length - 2]),
+                    Integer.parseInt(k[k.length - 1]));
+        }
+    }
+
+    /** The step's stored votes in arrival order. */
+    private List<Vote> storedVotes(String key) throws Exception {
+        StepKey s = StepKey.parse(key);
+        List<Vote> out = new ArrayList<>();
+        Iterable<long[]> stored = votes.get();
+        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
+            for (int i = 0; i < packed.length; i += 2) {
+                out.add(
+                        new Vote(
+                                s.runId(),
+                                s.seq(),
+                                s.step(),
+                                s.attempt(),
+                                packed[i],
+                                (int) packed[i + 1]));
+            }
+        }
+        return out;
     }
 
     private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {
-        String[] k = ctx.getCurrentKey().split("/");
-        String runId = ctx.getCurrentKey().substring(0, ctx.getCurrentKey().indexOf('/'));
-        long seq = Long.parseLong(k[k.length - 3]);
-        int step = Integer.parseInt(k[k.length - 2]);
-        int attempt = Integer.parseInt(k[k.length - 1]);
+        List<Vote> stored = storedVotes(ctx.getCurrentKey());
+        StepKey key = StepKey.parse(ctx.getCurrentKey());
+        String runId = key.runId();
+        long seq = key.seq();
+        int step = key.step();
+        int attempt = key.attempt();
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
         int answered = 0;
         List<long[]> entries = new ArrayList<>(); // (teacher, token), for per-teacher schemes
         BitSet voted = new BitSet(settings.teachers());
-        Iterable<long[]> stored = votes.get();
-        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
-            for (int i = 0; i < packed.length; i += 2) {
-                int teacher = (int) packed[i];
-                int token = (int) packed[i + 1];
-                if (voted.get(teacher)) {
-                    // The vote operator already lets one vote per teacher through; this is the
-                    // reducer's own guard (sensitivity 1 whatever reaches it).
-                    rejectVote(
-                            ctx,
-                            new Vote(runId, seq, step, attempt, teacher, token),
-                            Rejected.DUPLICATE_VOTE,
-                            " already has this teacher's vote");
-                    continue;
-                }
-                voted.set(teacher);
-                b.vote(teacher, token);
-                entries.add(new long[] {teacher, token});
-                answered++;
+        for (Vote v : stored) {
+            int teacher = (int) v.teacherId();
+            if (voted.get(teacher)) {
+                // Sensitivity 1 whatever reaches the reducer: votes made at the source come here
+                // without the vote operator's deduplication.
+                rejectVote(ctx, v, Rejected.DUPLICATE_VOTE, " already has this teacher's vote");
+                continue;
             }
+            voted.set(teacher);
+            b.vote(teacher, v.token());
+            entries.add(new long[] {teacher, v.token()});
+            answered++;
         }
         ReleaseCandidate c;
         if (deadline.value() != null) {

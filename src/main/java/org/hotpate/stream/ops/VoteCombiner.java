@@ -1,6 +1,5 @@
 package org.hotpate.stream.ops;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -104,7 +103,7 @@ public final class VoteCombiner extends AbstractStreamOperator<VoteBatch>
         if (buffers.isEmpty()) {
             return;
         }
-        for (Map.Entry<StepId, Buffer> e : new ArrayList<>(buffers.entrySet())) {
+        for (Map.Entry<StepId, Buffer> e : buffers.entrySet()) {
             emit(e.getKey(), e.getValue());
         }
         buffers.clear();

@@ -294,7 +294,7 @@ public final class VoteOperator
             reject(
                     ctx,
                     d,
-                    e instanceof VersionMismatch
+                    e instanceof AnswerVote.VersionMismatch
                             ? Rejected.RANDOMNESS_VERSION
                             : Rejected.INVALID_DISTRIBUTION,
                     e.getMessage());
@@ -451,36 +451,8 @@ public final class VoteOperator
     }
 
     private int computeVote(Distribution d, TeacherDistribution dist, GenerationStep step) {
-        int v = step.vocabularySize();
-        if (d.kind() == PayloadKind.MODEL_VOTE) {
-            if (d.randomnessVersion() != step.randomnessVersion()) {
-                throw new VersionMismatch(
-                        "model-side vote used randomness version "
-                                + d.randomnessVersion()
-                                + "; the step uses "
-                                + step.randomnessVersion());
-            }
-            if (d.voteToken() < -1 || d.voteToken() >= v) {
-                throw new IllegalArgumentException(
-                        "voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
-            }
-            return d.voteToken();
-        }
-        for (int t : d.tokens()) {
-            if (t >= v) {
-                throw new IllegalArgumentException(
-                        "token ids must be < vocabulary size " + v + "; got " + t);
-            }
-        }
-        return voter.vote(dist, step.publicSeed(), v, d.teacherId());
-    }
-
-    private static final class VersionMismatch extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        VersionMismatch(String m) {
-            super(m);
-        }
+        return AnswerVote.of(
+                d, dist, step.publicSeed(), step.randomnessVersion(), step.vocabularySize(), voter);
     }
 
     @Override
