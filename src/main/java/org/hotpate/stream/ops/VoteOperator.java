@@ -345,18 +345,13 @@ public final class VoteOperator
                     teachersRetired.inc();
                     ctx.output(
                             Tags.LEDGER,
-                            new LedgerEntry(
-                                    d.runId(),
-                                    "TEACHER_RETIRED",
-                                    d.sequenceId(),
-                                    d.step(),
-                                    d.attempt(),
-                                    "",
+                            teacherEntry(
+                                    d,
+                                    LedgerEntry.TEACHER_RETIRED,
                                     "",
                                     0,
                                     0,
                                     0,
-                                    d.teacherId(),
                                     System.currentTimeMillis()));
                 }
             }
@@ -381,18 +376,13 @@ public final class VoteOperator
         long now = System.currentTimeMillis();
         ctx.output(
                 Tags.LEDGER,
-                new LedgerEntry(
-                        d.runId(),
+                teacherEntry(
+                        d,
                         LedgerEntry.TEACHER_CHARGE,
-                        d.sequenceId(),
-                        d.step(),
-                        d.attempt(),
                         acc.plan().scheme(),
-                        "",
                         eps,
                         acc.targetDelta(),
                         next.charges(),
-                        d.teacherId(),
                         now));
         TeacherSpend spend =
                 new TeacherSpend(
@@ -414,20 +404,39 @@ public final class VoteOperator
             teachersRetired.inc();
             ctx.output(
                     Tags.LEDGER,
-                    new LedgerEntry(
-                            d.runId(),
+                    teacherEntry(
+                            d,
                             LedgerEntry.TEACHER_RETIRED,
-                            d.sequenceId(),
-                            d.step(),
-                            d.attempt(),
                             acc.plan().scheme(),
-                            "",
                             eps,
                             acc.targetDelta(),
                             next.charges(),
-                            d.teacherId(),
                             now));
         }
+    }
+
+    /** An operator-only ledger entry about the teacher that sent {@code d}, at its step. */
+    private static LedgerEntry teacherEntry(
+            Distribution d,
+            String kind,
+            String scheme,
+            double epsilon,
+            double delta,
+            long charges,
+            long atMs) {
+        return new LedgerEntry(
+                d.runId(),
+                kind,
+                d.sequenceId(),
+                d.step(),
+                d.attempt(),
+                scheme,
+                "",
+                epsilon,
+                delta,
+                charges,
+                d.teacherId(),
+                atMs);
     }
 
     /**
