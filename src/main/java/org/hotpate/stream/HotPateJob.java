@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -29,6 +30,7 @@ import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
 import org.hotpate.stream.ops.DecodeTeacherFeedback;
@@ -37,6 +39,7 @@ import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
 import org.hotpate.stream.ops.StepReducer;
 import org.hotpate.stream.ops.Tags;
+import org.hotpate.stream.ops.VoteCombiner;
 import org.hotpate.stream.ops.VoteOperator;
 import org.hotpate.teachers.records.UserDirectory;
 
@@ -60,6 +63,15 @@ import org.hotpate.teachers.records.UserDirectory;
  * back into the vote operator's teacher-keyed input (a second loop through Kafka).
  */
 public final class HotPateJob {
+    /**
+     * Vote pre-aggregation ({@link VoteCombiner}): a step's batch leaves at this many votes, and
+     * every batch after this long (besides at each checkpoint barrier) so that a step whose votes
+     * are all in closes without waiting for the next checkpoint.
+     */
+    static final int COMBINER_MAX_BATCH = 4096;
+
+    static final long COMBINER_FLUSH_MS = 20;
+
     private HotPateJob() {}
 
     /** How long closed steps, dedupe entries and finished sequences are remembered. */
@@ -87,8 +99,9 @@ public final class HotPateJob {
     }
 
     /**
-     * As above, with {@code voteTap} applied to the vote stream between the vote operator and the
-     * reducer — the test seam through which ITCases inject a failure (identity in production).
+     * As above, with {@code voteTap} applied to each vote stream (the vote operator's and the votes
+     * made at the source) before it is combined for the reducer — the test seam through which
+     * ITCases inject a failure (identity in production).
      */
     public static void build(
             StreamExecutionEnvironment env,
@@ -150,8 +163,8 @@ public final class HotPateJob {
             RecordsInput records,
             Sink<KafkaOut> sink,
             UnaryOperator<DataStream<Vote>> voteTap) {
-        IndividualAccounting individual = IndividualAccounting.of(cfg);
-        boolean feedback = individual != null && individual.chargesOnOutcome();
+        IndividualAccounting accounting = IndividualAccounting.of(cfg);
+        boolean feedback = accounting != null && accounting.chargesOnOutcome();
         if (feedback && teacherFeedbackSource == null) {
             throw new IllegalArgumentException(
                     "mechanism.name scheme-a needs the teacher-feedback source"
@@ -175,13 +188,29 @@ public final class HotPateJob {
                                                 gen.maxAttempts() * (gen.maxReissues() + 1))))
                         .uid("decode-steps")
                         .name("decode-steps");
+        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
+        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
+        VoteOperator.Individual individual = individual(cfg, run);
+        // Without per-teacher rules no vote needs the teacher-keyed state: votes made at the source
+        // go straight to the combiner and the reducer (issue 12, "vote where the payload lands").
+        boolean votesDirect = individual == null && perTeacher == 0;
         SingleOutputStreamOperator<Distribution> decodedDistributions =
                 env.fromSource(
                                 distributionsSource,
                                 WatermarkStrategy.noWatermarks(),
                                 "distributions-source")
                         .uid("distributions-source")
-                        .process(new DecodeDistributions(runId))
+                        .process(
+                                new DecodeDistributions(
+                                        new DecodeDistributions.Settings(
+                                                topics.distributions(),
+                                                n,
+                                                factory,
+                                                gen.sequences(),
+                                                gen.maxSteps(),
+                                                gen.maxAttempts() * (gen.maxReissues() + 1),
+                                                cfg.sampler(),
+                                                votesDirect)))
                         .uid("decode-distributions")
                         .name("decode-distributions");
 
@@ -219,8 +248,6 @@ public final class HotPateJob {
         }
 
         BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
-        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
-        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
         SingleOutputStreamOperator<Vote> votes =
                 teacherInput
                         .keyBy(VoteOperator.Input::teacherId, Types.LONG)
@@ -235,13 +262,20 @@ public final class HotPateJob {
                                                 perTeacher,
                                                 perVote,
                                                 cfg.sampler(),
-                                                individual(cfg, run))))
+                                                individual)))
                         .uid("vote")
                         .name("vote");
 
+        // Each vote stream gets its own combiner, chained with the operator that makes its votes
+        // (a combiner behind a union would have two inputs and could not be chained); a test tap
+        // is applied to each vote stream.
+        DataStream<Vote> sourceVotes = decodedDistributions.getSideOutput(Tags.SOURCE_VOTES);
+        DataStream<VoteBatch> batches =
+                combine(voteTap.apply(votes), "combine-votes")
+                        .union(combine(voteTap.apply(sourceVotes), "combine-source-votes"));
+
         SingleOutputStreamOperator<ReleaseCandidate> candidates =
-                voteTap.apply(votes)
-                        .keyBy(Vote::stepKey, Types.STRING)
+                batches.keyBy(VoteBatch::stepKey, Types.STRING)
                         .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
                         .process(
                                 new StepReducer(
@@ -254,7 +288,7 @@ public final class HotPateJob {
                                                 cfg.mechanism(),
                                                 cfg.minTeachers(),
                                                 run.noiseSecret(),
-                                                individual,
+                                                accounting,
                                                 cfg.sampler().seed())))
                         .uid("reduce")
                         .name("reduce");
@@ -406,6 +440,15 @@ public final class HotPateJob {
     private static DataStream<Rejected> withFeedbackRejected(
             DataStream<Rejected> rejected, DataStream<Rejected> feedbackRejected) {
         return feedbackRejected == null ? rejected : rejected.union(feedbackRejected);
+    }
+
+    private static DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {
+        return votes.transform(
+                        uid,
+                        TypeInformation.of(VoteBatch.class),
+                        new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
+                .uid(uid)
+                .name(uid);
     }
 
     /** The vote operator's per-teacher accounting (scheme-a/scheme-b), or null. */

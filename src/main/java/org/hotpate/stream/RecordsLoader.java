@@ -313,11 +313,32 @@ public final class RecordsLoader {
                                             new TopicPartition(topic, pi.partition()),
                                             OffsetSpec.latest()));
             Map<TopicPartition, Long> out = new HashMap<>();
-            admin.listOffsets(q, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                    .all()
-                    .get()
-                    .forEach((tp, info) -> out.put(tp, info.offset()));
-            return out;
+            // A topic created a moment ago may not have its partition leaders yet: the broker
+            // answers UnknownTopicOrPartition for a few hundred ms (seen in CI); wait, not fail.
+            long deadline = System.currentTimeMillis() + 15_000;
+            while (true) {
+                try {
+                    admin.listOffsets(q, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                            .all()
+                            .get()
+                            .forEach((tp, info) -> out.put(tp, info.offset()));
+                    return out;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    boolean notYet =
+                            e.getCause()
+                                            instanceof
+                                            org.apache.kafka.common.errors
+                                                    .UnknownTopicOrPartitionException
+                                    || e.getCause()
+                                            instanceof
+                                            org.apache.kafka.common.errors
+                                                    .LeaderNotAvailableException;
+                    if (!notYet || System.currentTimeMillis() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
+            }
         }
     }
 

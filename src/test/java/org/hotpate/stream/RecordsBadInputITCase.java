@@ -181,8 +181,10 @@ class RecordsBadInputITCase {
                         .filteredOn(x -> x.reason().equals(Rejected.UNDECODABLE))
                         .allMatch(x -> x.value() != null && x.offset() >= 0);
                 assertThat(TAP_OPENS.get())
-                        .as("each vote-tap subtask opened once: the job never restarted")
-                        .isEqualTo(cfg.flink().parallelism());
+                        .as(
+                                "each vote-tap subtask opened once (the tap is applied to both"
+                                        + " vote streams): the job never restarted")
+                        .isEqualTo(2 * cfg.flink().parallelism());
             }
         }
     }

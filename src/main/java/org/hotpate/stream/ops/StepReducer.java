@@ -1,13 +1,11 @@
 package org.hotpate.stream.ops;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
@@ -30,6 +28,7 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.IndividualAccounting;
 import org.hotpate.stream.JobConfig;
@@ -52,14 +51,24 @@ import org.hotpate.stream.JobConfig;
  * noise-secret}, which wins on restore: a job resubmitted from a checkpoint or savepoint with a
  * freshly drawn secret still re-derives the same noise. Both are operator-only.
  *
- * <p>State and clearing: {@code step-votes}, {@code step-vote-count} and {@code step-deadline} are
- * cleared when the step closes; {@code step-release} (the candidate) or {@code step-abandoned} are
- * kept until a cleanup timer ({@code retention}): late or replayed votes are dead-lettered as
- * LATE_VOTE and never cause a second release. After the retention the run's accountant still
- * refuses a second release of the same step key.
+ * <p><b>Batches.</b> Votes arrive pre-aggregated per step ({@link VoteCombiner}); a batch is one
+ * append to {@code step-vote-batches} and one update of the count, so the state is touched per
+ * batch, not per vote. The step closes when n votes arrived <em>and</em> the step itself was seen
+ * (it comes on the steps input), or at the deadline; votes for a step that never arrives answer a
+ * step this run never issued and are dead-lettered as UNKNOWN_STEP at the deadline, with nothing
+ * released. A teacher's second vote in a step is dead-lettered as DUPLICATE_VOTE when the step
+ * closes; it counts towards n, so such a step may close before the teacher it displaced voted (that
+ * teacher then abstains). Votes made at the source (runs without per-teacher rules) reach this
+ * operator without the vote operator's step check and deduplication: these rules are theirs.
+ *
+ * <p>State and clearing: {@code step-vote-batches}, {@code step-vote-count}, {@code step-seen} and
+ * {@code step-deadline} are cleared when the step closes; {@code step-release} (the candidate) or
+ * {@code step-abandoned} are kept until a cleanup timer ({@code retention}): late or replayed votes
+ * are dead-lettered as LATE_VOTE and never cause a second release. After the retention the run's
+ * accountant still refuses a second release of the same step key.
  */
 public final class StepReducer
-        extends KeyedCoProcessFunction<String, Vote, GenerationStep, ReleaseCandidate>
+        extends KeyedCoProcessFunction<String, VoteBatch, GenerationStep, ReleaseCandidate>
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
@@ -112,7 +121,8 @@ public final class StepReducer
     }
 
     private final Settings settings;
-    private transient MapState<Long, Integer> votes;
+    private transient ListState<long[]> votes;
+    private transient ValueState<Boolean> seen;
     private transient ValueState<Integer> voteCount;
     private transient ValueState<Long> deadline;
     private transient ValueState<ReleaseCandidate> released;
@@ -153,7 +163,11 @@ public final class StepReducer
     public void open(OpenContext ctx) {
         votes =
                 getRuntimeContext()
-                        .getMapState(new MapStateDescriptor<>("step-votes", Types.LONG, Types.INT));
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "step-vote-batches",
+                                        PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        seen = getRuntimeContext().getState(new ValueStateDescriptor<>("step-seen", Types.BOOLEAN));
         voteCount =
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>("step-vote-count", Types.INT));
@@ -184,46 +198,56 @@ public final class StepReducer
     }
 
     @Override
-    public void processElement1(Vote v, Context ctx, Collector<ReleaseCandidate> out)
+    public void processElement1(VoteBatch batch, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        boolean closed = closed();
-        if (closed || votes.contains(v.teacherId())) {
-            lateVotes.inc();
-            if (closed) {
+        if (closed()) {
+            for (int i = 0; i < batch.size(); i++) {
+                Vote v = batch.vote(i);
+                rejectVote(ctx, v, Rejected.LATE_VOTE, " already closed");
                 resolveUncharged(v.runId(), v.sequenceId(), v.step(), v.attempt(), v, ctx);
             }
-            ctx.output(
-                    Tags.REJECTED,
-                    new Rejected(
-                            settings.topic(),
-                            closed ? Rejected.LATE_VOTE : Rejected.DUPLICATE_VOTE,
-                            "step "
-                                    + ctx.getCurrentKey()
-                                    + (closed
-                                            ? " already closed"
-                                            : " already has this teacher's vote"),
-                            v.runId(),
-                            v.teacherId(),
-                            -1,
-                            -1L,
-                            null,
-                            System.currentTimeMillis()));
             return;
         }
-        votes.put(v.teacherId(), v.token());
-        int n = (voteCount.value() == null ? 0 : voteCount.value()) + 1;
+        long[] packed = new long[2 * batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            packed[2 * i] = batch.teachers()[i];
+            packed[2 * i + 1] = batch.tokens()[i];
+        }
+        votes.add(packed); // an append: RocksDB merges it without reading the list
+        int n = (voteCount.value() == null ? 0 : voteCount.value()) + batch.size();
         voteCount.update(n);
         armDeadline(ctx);
-        if (n >= settings.teachers()) {
+        if (n >= settings.teachers() && Boolean.TRUE.equals(seen.value())) {
             close(ctx, out);
         }
+    }
+
+    private void rejectVote(Context ctx, Vote v, String reason, String detail) {
+        lateVotes.inc();
+        ctx.output(
+                Tags.REJECTED,
+                new Rejected(
+                        settings.topic(),
+                        reason,
+                        "step " + ctx.getCurrentKey() + detail,
+                        v.runId(),
+                        v.teacherId(),
+                        -1,
+                        -1L,
+                        null,
+                        System.currentTimeMillis()));
     }
 
     @Override
     public void processElement2(GenerationStep step, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
         if (!closed()) {
+            seen.update(Boolean.TRUE);
             armDeadline(ctx);
+            Integer n = voteCount.value();
+            if (n != null && n >= settings.teachers()) {
+                close(ctx, out); // every vote came before the step itself
+            }
         }
     }
 
@@ -243,22 +267,84 @@ public final class StepReducer
             released.clear(); // retention over: forget the closed step
             abandoned.clear();
         } else if (deadline.value() != null && ts >= deadline.value()) {
-            close(ctx, out);
+            if (Boolean.TRUE.equals(seen.value())) {
+                close(ctx, out);
+            } else {
+                forgetUnknownStep(ctx); // votes for a step this run never issued
+            }
         }
     }
 
+    /**
+     * The deadline passed and the step itself never arrived: its votes answer a step this run never
+     * issued. They are dead-lettered as UNKNOWN_STEP; nothing is released or charged.
+     */
+    private void forgetUnknownStep(Context ctx) throws Exception {
+        for (Vote v : storedVotes(ctx.getCurrentKey())) {
+            rejectVote(ctx, v, Rejected.UNKNOWN_STEP, " was never issued by this run");
+        }
+        votes.clear();
+        voteCount.clear();
+        deadline.clear();
+        openSteps.remove(ctx.getCurrentKey());
+    }
+
+    /**
+     * A step key's parts (the run id may itself contain '/'; the last three fields are numbers).
+     */
+    private record StepKey(String runId, long seq, int step, int attempt) {
+        static StepKey parse(String key) {
+            String[] k = key.split("/");
+            return new StepKey(
+                    key.substring(0, key.indexOf('/')),
+                    Long.parseLong(k[k.length - 3]),
+                    Integer.parseInt(k[k.length - 2]),
+                    Integer.parseInt(k[k.length - 1]));
+        }
+    }
+
+    /** The step's stored votes in arrival order. */
+    private List<Vote> storedVotes(String key) throws Exception {
+        StepKey s = StepKey.parse(key);
+        List<Vote> out = new ArrayList<>();
+        Iterable<long[]> stored = votes.get();
+        for (long[] packed : stored == null ? List.<long[]>of() : stored) {
+            for (int i = 0; i < packed.length; i += 2) {
+                out.add(
+                        new Vote(
+                                s.runId(),
+                                s.seq(),
+                                s.step(),
+                                s.attempt(),
+                                packed[i],
+                                (int) packed[i + 1]));
+            }
+        }
+        return out;
+    }
+
     private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {
-        String[] k = ctx.getCurrentKey().split("/");
-        String runId = ctx.getCurrentKey().substring(0, ctx.getCurrentKey().indexOf('/'));
-        long seq = Long.parseLong(k[k.length - 3]);
-        int step = Integer.parseInt(k[k.length - 2]);
-        int attempt = Integer.parseInt(k[k.length - 1]);
+        List<Vote> stored = storedVotes(ctx.getCurrentKey());
+        StepKey key = StepKey.parse(ctx.getCurrentKey());
+        String runId = key.runId();
+        long seq = key.seq();
+        int step = key.step();
+        int attempt = key.attempt();
         VoteHistogram.Builder b = VoteHistogram.builder(settings.teachers());
         int answered = 0;
         List<long[]> entries = new ArrayList<>(); // (teacher, token), for per-teacher schemes
-        for (Map.Entry<Long, Integer> e : votes.entries()) {
-            b.vote(e.getKey().intValue(), e.getValue());
-            entries.add(new long[] {e.getKey(), e.getValue()});
+        BitSet voted = new BitSet(settings.teachers());
+        for (Vote v : stored) {
+            int teacher = (int) v.teacherId();
+            if (voted.get(teacher)) {
+                // Sensitivity 1 whatever reaches the reducer: votes made at the source come here
+                // without the vote operator's deduplication.
+                rejectVote(ctx, v, Rejected.DUPLICATE_VOTE, " already has this teacher's vote");
+                continue;
+            }
+            voted.set(teacher);
+            b.vote(teacher, v.token());
+            entries.add(new long[] {teacher, v.token()});
             answered++;
         }
         ReleaseCandidate c;
@@ -268,6 +354,7 @@ public final class StepReducer
         votes.clear();
         voteCount.clear();
         deadline.clear();
+        seen.clear();
         openSteps.remove(ctx.getCurrentKey());
         ctx.timerService()
                 .registerProcessingTimeTimer(

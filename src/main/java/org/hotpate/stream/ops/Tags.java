@@ -7,6 +7,7 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.TeacherSpend;
+import org.hotpate.model.Vote;
 
 /** Side outputs shared by the operators. */
 public final class Tags {
@@ -36,5 +37,11 @@ public final class Tags {
             new OutputTag<>("teacher-feedback") {};
 
     /** Finished synthetic records. */
+    /**
+     * Votes made at the source ({@link DecodeDistributions}) for runs without per-teacher rules:
+     * they go straight to the vote combiner and the step reducer, not through the vote operator.
+     */
+    public static final OutputTag<Vote> SOURCE_VOTES = new OutputTag<>("source-votes") {};
+
     public static final OutputTag<SyntheticRecord> RECORDS = new OutputTag<>("records") {};
 }

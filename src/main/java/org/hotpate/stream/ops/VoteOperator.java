@@ -362,7 +362,7 @@ public final class VoteOperator
             reject(
                     ctx,
                     d,
-                    e instanceof VersionMismatch
+                    e instanceof AnswerVote.VersionMismatch
                             ? Rejected.RANDOMNESS_VERSION
                             : Rejected.INVALID_DISTRIBUTION,
                     e.getMessage());
@@ -440,18 +440,17 @@ public final class VoteOperator
                     teachersRetired.inc();
                     ctx.output(
                             Tags.LEDGER,
-                            new LedgerEntry(
+                            teacherEntry(
                                     d.runId(),
-                                    "TEACHER_RETIRED",
                                     d.sequenceId(),
                                     d.step(),
                                     d.attempt(),
-                                    "",
-                                    "",
-                                    0,
-                                    0,
-                                    0,
                                     d.teacherId(),
+                                    LedgerEntry.TEACHER_RETIRED,
+                                    "",
+                                    0,
+                                    0,
+                                    0,
                                     System.currentTimeMillis()));
                 }
             }
@@ -523,18 +522,17 @@ public final class VoteOperator
         long now = System.currentTimeMillis();
         ctx.output(
                 Tags.LEDGER,
-                new LedgerEntry(
+                teacherEntry(
                         runId,
-                        LedgerEntry.TEACHER_CHARGE,
                         sequenceId,
                         step,
                         attempt,
+                        teacherId,
+                        LedgerEntry.TEACHER_CHARGE,
                         acc.plan().scheme(),
-                        "",
                         eps,
                         acc.targetDelta(),
                         next.charges(),
-                        teacherId,
                         now));
         TeacherSpend spend =
                 new TeacherSpend(
@@ -556,20 +554,47 @@ public final class VoteOperator
             teachersRetired.inc();
             ctx.output(
                     Tags.LEDGER,
-                    new LedgerEntry(
+                    teacherEntry(
                             runId,
-                            LedgerEntry.TEACHER_RETIRED,
                             sequenceId,
                             step,
                             attempt,
+                            teacherId,
+                            LedgerEntry.TEACHER_RETIRED,
                             acc.plan().scheme(),
-                            "",
                             eps,
                             acc.targetDelta(),
                             next.charges(),
-                            teacherId,
                             now));
         }
+    }
+
+    /** An operator-only ledger entry about a teacher at a step. */
+    private static LedgerEntry teacherEntry(
+            String runId,
+            long sequenceId,
+            int step,
+            int attempt,
+            long teacherId,
+            String kind,
+            String scheme,
+            double epsilon,
+            double delta,
+            long charges,
+            long atMs) {
+        return new LedgerEntry(
+                runId,
+                kind,
+                sequenceId,
+                step,
+                attempt,
+                scheme,
+                "",
+                epsilon,
+                delta,
+                charges,
+                teacherId,
+                atMs);
     }
 
     /**
@@ -593,36 +618,8 @@ public final class VoteOperator
     }
 
     private int computeVote(Distribution d, TeacherDistribution dist, GenerationStep step) {
-        int v = step.vocabularySize();
-        if (d.kind() == PayloadKind.MODEL_VOTE) {
-            if (d.randomnessVersion() != step.randomnessVersion()) {
-                throw new VersionMismatch(
-                        "model-side vote used randomness version "
-                                + d.randomnessVersion()
-                                + "; the step uses "
-                                + step.randomnessVersion());
-            }
-            if (d.voteToken() < -1 || d.voteToken() >= v) {
-                throw new IllegalArgumentException(
-                        "voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
-            }
-            return d.voteToken();
-        }
-        for (int t : d.tokens()) {
-            if (t >= v) {
-                throw new IllegalArgumentException(
-                        "token ids must be < vocabulary size " + v + "; got " + t);
-            }
-        }
-        return voter.vote(dist, step.publicSeed(), v, d.teacherId());
-    }
-
-    private static final class VersionMismatch extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        VersionMismatch(String m) {
-            super(m);
-        }
+        return AnswerVote.of(
+                d, dist, step.publicSeed(), step.randomnessVersion(), step.vocabularySize(), voter);
     }
 
     @Override

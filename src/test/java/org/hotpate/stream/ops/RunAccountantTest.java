@@ -28,6 +28,7 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.Budgets;
 import org.hotpate.stream.Fixtures;
 import org.hotpate.stream.JobConfig;
@@ -241,15 +242,18 @@ class RunAccountantTest {
                                         new JobConfig.Mechanism("gnmax", Map.of("sigma", 30.0)),
                                         1,
                                         KeyedNoiseSource.newSecret())),
-                        Vote::stepKey,
+                        VoteBatch::stepKey,
                         GenerationStep::stepKey,
                         Types.STRING);
         try {
             reducer.setProcessingTime(0);
-            reducer.processElement1(new Vote(RUN, 0, 0, 0, 0, 4), 0);
-            reducer.processElement1(new Vote(RUN, 0, 0, 0, 1, 4), 0); // closes
+            reducer.processElement2(Fixtures.step(0, 0, 0), 0);
+            reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 0, 4)), 0);
+            reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 1, 4)), 0); // closes
             reducer.setProcessingTime(10_000); // past the retention: the reducer forgets
-            reducer.processElement1(new Vote(RUN, 0, 0, 0, 1, 4), 10_000); // late duplicate
+            // A late duplicate, with the step redelivered: to the reducer it is a new step.
+            reducer.processElement2(Fixtures.step(0, 0, 0), 10_000);
+            reducer.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 1, 4)), 10_000);
             reducer.setProcessingTime(12_000); // its deadline: a second candidate
             List<ReleaseCandidate> candidates = reducer.extractOutputValues();
             assertThat(candidates).hasSize(2);

@@ -21,6 +21,7 @@ import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
+import org.hotpate.model.VoteBatch;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,8 @@ class StepReducerTest {
     private static final long RETENTION = 5000;
     private static final JobConfig.Mechanism TARGMAX =
             new JobConfig.Mechanism("targmax", Map.of("threshold", 1.0));
-    private KeyedTwoInputStreamOperatorTestHarness<String, Vote, GenerationStep, ReleaseCandidate>
+    private KeyedTwoInputStreamOperatorTestHarness<
+                    String, VoteBatch, GenerationStep, ReleaseCandidate>
             h;
 
     private static StepReducer reducer(
@@ -48,19 +50,19 @@ class StepReducerTest {
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         reducer(TARGMAX, 3, minTeachers, KeyedNoiseSource.newSecret()),
-                        Vote::stepKey,
+                        VoteBatch::stepKey,
                         GenerationStep::stepKey,
                         Types.STRING);
         h.setProcessingTime(0);
     }
 
     private static KeyedTwoInputStreamOperatorTestHarness<
-                    String, Vote, GenerationStep, ReleaseCandidate>
+                    String, VoteBatch, GenerationStep, ReleaseCandidate>
             restored(StepReducer r, OperatorSubtaskState snap) throws Exception {
         var harness =
                 new KeyedTwoInputStreamOperatorTestHarness<>(
                         new KeyedCoProcessOperator<>(r),
-                        Vote::stepKey,
+                        VoteBatch::stepKey,
                         GenerationStep::stepKey,
                         Types.STRING);
         harness.initializeState(snap);
@@ -75,12 +77,12 @@ class StepReducerTest {
         }
     }
 
-    private static Vote vote(long teacher, int token) {
+    private static VoteBatch vote(long teacher, int token) {
         return vote(0, teacher, token);
     }
 
-    private static Vote vote(int step, long teacher, int token) {
-        return new Vote(RUN, 0, step, 0, teacher, token);
+    private static VoteBatch vote(int step, long teacher, int token) {
+        return VoteBatch.of(new Vote(RUN, 0, step, 0, teacher, token));
     }
 
     private List<LedgerEntry> ledger() {
@@ -196,6 +198,7 @@ class StepReducerTest {
     @Test
     void shouldNeverReleaseAStepTwice() throws Exception {
         open(1);
+        h.processElement2(step(0, 0, 0), 0);
         h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(1, 4), 0);
         h.processElement1(vote(2, 4), 0);
@@ -209,17 +212,51 @@ class StepReducerTest {
     }
 
     @Test
-    void shouldRejectASecondVoteOfATeacherInAnOpenStep() throws Exception {
+    void votesForAStepThatNeverArrivesAreUnknownAndNothingIsReleased() throws Exception {
         open(1);
         h.processElement1(vote(0, 4), 0);
+        h.processElement1(vote(1, 4), 0);
+        h.processElement1(vote(2, 4), 0); // all n teachers, but the run never issued the step
+        assertThat(h.extractOutputValues()).isEmpty();
+        h.setProcessingTime(DEADLINE);
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(h.getSideOutput(Tags.REJECTED))
+                .extracting(r -> r.getValue().reason())
+                .containsExactly(
+                        Rejected.UNKNOWN_STEP, Rejected.UNKNOWN_STEP, Rejected.UNKNOWN_STEP);
+        assertThat(h.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void allVotesBeforeTheStepCloseWhenTheStepArrives() throws Exception {
+        open(1);
+        h.processElement1(VoteBatch.of(new Vote(RUN, 0, 0, 0, 0, 4)), 0);
+        h.processElement1(
+                new VoteBatch(RUN, 0, 0, 0, new long[] {1, 2}, new int[] {4, 5}), 0); // a batch
+        assertThat(h.extractOutputValues()).isEmpty();
+        h.processElement2(step(0, 0, 0), 0);
+        assertThat(h.extractOutputValues())
+                .singleElement()
+                .satisfies(c -> assertThat(c.votesCast()).isEqualTo(3));
+    }
+
+    @Test
+    void shouldRejectASecondVoteOfATeacherInAnOpenStep() throws Exception {
+        open(1);
+        h.processElement2(step(0, 0, 0), 0);
+        h.processElement1(vote(0, 4), 0);
         h.processElement1(vote(0, 5), 0);
+        h.setProcessingTime(DEADLINE); // batches are deduplicated when the step closes
         assertThat(h.getSideOutput(Tags.REJECTED))
                 .extracting(r -> r.getValue().reason())
                 .containsExactly(Rejected.DUPLICATE_VOTE);
-        h.setProcessingTime(DEADLINE);
         assertThat(h.extractOutputValues())
                 .singleElement()
-                .satisfies(c -> assertThat(c.token()).isEqualTo(4));
+                .satisfies(
+                        c -> {
+                            assertThat(c.token()).isEqualTo(4);
+                            assertThat(c.votesCast()).isEqualTo(1);
+                        });
     }
 
     /**
@@ -243,7 +280,7 @@ class StepReducerTest {
                 h =
                         ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                                 reducer(gnmax, 3, 1, secret),
-                                Vote::stepKey,
+                                VoteBatch::stepKey,
                                 GenerationStep::stepKey,
                                 Types.STRING);
                 h.processElement2(step(0, s, 0), 0);
@@ -263,9 +300,10 @@ class StepReducerTest {
                 h =
                         ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                                 reducer(gnmax, 3, 1, KeyedNoiseSource.newSecret()),
-                                Vote::stepKey,
+                                VoteBatch::stepKey,
                                 GenerationStep::stepKey,
                                 Types.STRING);
+                h.processElement2(step(0, s, 0), 0);
                 h.processElement1(vote(s, 0, 1), 0);
                 h.processElement1(vote(s, 1, 2), 0);
                 h.processElement1(vote(s, 2, 2), 0);
@@ -322,7 +360,7 @@ class StepReducerTest {
                                         KeyedNoiseSource.newSecret(),
                                         acc,
                                         42)),
-                        Vote::stepKey,
+                        VoteBatch::stepKey,
                         GenerationStep::stepKey,
                         Types.STRING);
         h.setProcessingTime(0);
