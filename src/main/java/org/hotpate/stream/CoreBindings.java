@@ -7,6 +7,7 @@ import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.core.noise.UniformSource;
+import org.hotpate.core.randomness.IndexedTeacherKeys;
 import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
@@ -78,11 +79,12 @@ public final class CoreBindings {
                         return size() > 256;
                     }
                 };
+        IndexedTeacherKeys keys = new IndexedTeacherKeys();
         return (d, seed, v, teacherId) ->
                 s.vote(
                         d,
                         cache.computeIfAbsent(seed, k -> StepRandomness.forStep(k, v)),
-                        SeedDerivation.teacherKey((int) teacherId));
+                        keys.of((int) teacherId));
     }
 
     /** The configured mechanism with secure DP noise (core Mechanisms). */

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.hotpate.core.randomness.SeedDerivation;
+import org.hotpate.core.randomness.IndexedTeacherKeys;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Sampler;
@@ -44,6 +44,7 @@ public final class TeacherAnswers {
     private final int samples;
     private final Sampler sampler;
     private final Map<Integer, Answer> cached = new HashMap<>();
+    private final IndexedTeacherKeys keys = new IndexedTeacherKeys();
 
     /**
      * {@code topK} 0 = all tokens; {@code samples} for RAW_SAMPLES; {@code sampler} for MODEL_VOTE.
@@ -75,12 +76,12 @@ public final class TeacherAnswers {
                         new double[0],
                         1.0,
                         Double.NaN,
-                        sampler.vote(p, rnd, SeedDerivation.teacherKey(i)),
+                        sampler.vote(p, rnd, keys.of(i)),
                         SharedRandomness.VERSION);
             case RAW_SAMPLES:
                 return new Answer(
                         form,
-                        sample(p, new SplittableRandom(publicSeed ^ SeedDerivation.teacherKey(i))),
+                        sample(p, new SplittableRandom(publicSeed ^ keys.of(i))),
                         new double[0],
                         1.0,
                         Double.NaN,

@@ -59,12 +59,21 @@ public final class SeedDerivation {
         return teacherKey(Integer.toString(index));
     }
 
+    // One digest per thread: MessageDigest.getInstance looks the provider up on every call, which
+    // cost more than the hash itself on the per-vote path (JFR of bench pipeline model-vote).
+    private static final ThreadLocal<MessageDigest> SHA256 =
+            ThreadLocal.withInitial(
+                    () -> {
+                        try {
+                            return MessageDigest.getInstance("SHA-256");
+                        } catch (NoSuchAlgorithmException e) {
+                            throw new IllegalStateException(
+                                    "SHA-256 is required by every Java platform", e);
+                        }
+                    });
+
     private static long first8(byte[] message) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(message);
-            return ByteBuffer.wrap(d, 0, 8).getLong();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-        }
+        byte[] d = SHA256.get().digest(message); // digest() also resets it for the next call
+        return ByteBuffer.wrap(d, 0, 8).getLong();
     }
 }
