@@ -7,11 +7,11 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution;
+import org.hotpate.core.util.Sha256;
 import org.hotpate.core.vote.VoteHistogram;
 
 /**
@@ -46,16 +46,6 @@ public final class PublicChargingRandomness {
     public static final String VERSION = "hotpate-charging-prf-v2";
     private static final byte[] DOMAIN = "hotpate/charging/v2".getBytes(StandardCharsets.US_ASCII);
     private static final String PUBLIC_MODEL_KEY = "public-model";
-    private static final ThreadLocal<MessageDigest> SHA256 =
-            ThreadLocal.withInitial(
-                    () -> {
-                        try {
-                            return MessageDigest.getInstance("SHA-256");
-                        } catch (NoSuchAlgorithmException e) {
-                            throw new IllegalStateException(
-                                    "SHA-256 is required by every Java platform", e);
-                        }
-                    });
 
     private final long stepSeed;
     private final double nu;
@@ -132,7 +122,7 @@ public final class PublicChargingRandomness {
     /** The PRF: a uniform double in (0, 1) from (stepSeed, label, index). */
     public static double uniform(long stepSeed, String label, long index) {
         checkNotNull("label", label);
-        MessageDigest sha = SHA256.get(); // digest() resets it for the next call
+        MessageDigest sha = Sha256.threadDigest();
         sha.update(DOMAIN);
         sha.update((byte) 0);
         sha.update(label.getBytes(StandardCharsets.US_ASCII));

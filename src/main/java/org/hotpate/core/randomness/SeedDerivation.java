@@ -5,8 +5,7 @@ import static org.hotpate.core.util.Preconditions.checkNotNull;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import org.hotpate.core.util.Sha256;
 
 /**
  * Derives the public 64-bit seeds of {@link SharedRandomness} from public identifiers, once per
@@ -59,21 +58,8 @@ public final class SeedDerivation {
         return teacherKey(Integer.toString(index));
     }
 
-    // One digest per thread: MessageDigest.getInstance looks the provider up on every call, which
-    // cost more than the hash itself on the per-vote path (JFR of bench pipeline model-vote).
-    private static final ThreadLocal<MessageDigest> SHA256 =
-            ThreadLocal.withInitial(
-                    () -> {
-                        try {
-                            return MessageDigest.getInstance("SHA-256");
-                        } catch (NoSuchAlgorithmException e) {
-                            throw new IllegalStateException(
-                                    "SHA-256 is required by every Java platform", e);
-                        }
-                    });
-
     private static long first8(byte[] message) {
-        byte[] d = SHA256.get().digest(message); // digest() also resets it for the next call
+        byte[] d = Sha256.threadDigest().digest(message);
         return ByteBuffer.wrap(d, 0, 8).getLong();
     }
 }

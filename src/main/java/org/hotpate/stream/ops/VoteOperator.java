@@ -375,14 +375,7 @@ public final class VoteOperator
             TeacherCharges t = chargesOf(d.teacherId(), ind);
             if (t.retired(acc.plan())) {
                 skippedRetired.inc(); // never votes again: an abstention closes the step early
-                out.collect(
-                        new Vote(
-                                d.runId(),
-                                d.sequenceId(),
-                                d.step(),
-                                d.attempt(),
-                                d.teacherId(),
-                                Vote.ABSTAIN));
+                out.collect(abstention(d));
                 return;
             }
             boolean involved = acc.involved(token, d.teacherId(), step.publicSeed(), t);
@@ -406,14 +399,7 @@ public final class VoteOperator
                 // left for every outcome in flight to be BETWEEN does not take part.
                 if (t.charges() + countInvolvements() >= acc.plan().limit()) {
                     skippedInFlight.inc();
-                    out.collect(
-                            new Vote(
-                                    d.runId(),
-                                    d.sequenceId(),
-                                    d.step(),
-                                    d.attempt(),
-                                    d.teacherId(),
-                                    Vote.ABSTAIN));
+                    out.collect(abstention(d));
                     return;
                 }
                 involvements.put(key, Boolean.TRUE); // in state before the vote leaves
@@ -423,14 +409,7 @@ public final class VoteOperator
             if (limit.isRetired(spent)) {
                 // Retired: counted as an abstention so the step can still close early.
                 skippedRetired.inc();
-                out.collect(
-                        new Vote(
-                                d.runId(),
-                                d.sequenceId(),
-                                d.step(),
-                                d.attempt(),
-                                d.teacherId(),
-                                Vote.ABSTAIN));
+                out.collect(abstention(d));
                 return;
             }
             if (token != Vote.ABSTAIN) {
@@ -567,6 +546,12 @@ public final class VoteOperator
                             next.charges(),
                             now));
         }
+    }
+
+    /** The teacher's abstention at the step {@code d} answers (it takes no part in the count). */
+    private static Vote abstention(Distribution d) {
+        return new Vote(
+                d.runId(), d.sequenceId(), d.step(), d.attempt(), d.teacherId(), Vote.ABSTAIN);
     }
 
     /** An operator-only ledger entry about a teacher at a step. */
