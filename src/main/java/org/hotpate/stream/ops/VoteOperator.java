@@ -499,20 +499,21 @@ public final class VoteOperator
         boolean retired = next.retired(acc.plan());
         double eps = acc.epsilon(next);
         long now = System.currentTimeMillis();
-        ctx.output(
-                Tags.LEDGER,
-                teacherEntry(
-                        runId,
-                        sequenceId,
-                        step,
-                        attempt,
-                        teacherId,
-                        LedgerEntry.TEACHER_CHARGE,
-                        acc.plan().scheme(),
-                        eps,
-                        acc.targetDelta(),
-                        next.charges(),
-                        now));
+        java.util.function.Function<String, LedgerEntry> entry =
+                kind ->
+                        teacherEntry(
+                                runId,
+                                sequenceId,
+                                step,
+                                attempt,
+                                teacherId,
+                                kind,
+                                acc.plan().scheme(),
+                                eps,
+                                acc.targetDelta(),
+                                next.charges(),
+                                now);
+        ctx.output(Tags.LEDGER, entry.apply(LedgerEntry.TEACHER_CHARGE));
         TeacherSpend spend =
                 new TeacherSpend(
                         ind.dataset(),
@@ -531,20 +532,7 @@ public final class VoteOperator
         }
         if (retired) {
             teachersRetired.inc();
-            ctx.output(
-                    Tags.LEDGER,
-                    teacherEntry(
-                            runId,
-                            sequenceId,
-                            step,
-                            attempt,
-                            teacherId,
-                            LedgerEntry.TEACHER_RETIRED,
-                            acc.plan().scheme(),
-                            eps,
-                            acc.targetDelta(),
-                            next.charges(),
-                            now));
+            ctx.output(Tags.LEDGER, entry.apply(LedgerEntry.TEACHER_RETIRED));
         }
     }
 

@@ -11,9 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.hotpate.core.accounting.SchemeBStep;
@@ -79,18 +77,7 @@ class VoteOperatorIndividualTest {
     }
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {
-        h =
-                new KeyedBroadcastOperatorTestHarness<>(
-                        new CoBroadcastWithKeyedOperator<>(op, List.of(VoteOperator.OPEN_STEPS)),
-                        VoteOperator.Input::teacherId,
-                        Types.LONG,
-                        1,
-                        1,
-                        0);
-        if (restore != null) {
-            h.initializeState(restore);
-        }
-        h.open();
+        h = VoteOperatorHarness.open(op, restore);
     }
 
     @AfterEach

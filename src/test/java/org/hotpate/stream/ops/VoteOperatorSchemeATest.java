@@ -7,9 +7,7 @@ import static org.hotpate.stream.Fixtures.step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.hotpate.core.accounting.SchemeAStep;
@@ -69,18 +67,7 @@ class VoteOperatorSchemeATest {
     }
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {
-        h =
-                new KeyedBroadcastOperatorTestHarness<>(
-                        new CoBroadcastWithKeyedOperator<>(op, List.of(VoteOperator.OPEN_STEPS)),
-                        VoteOperator.Input::teacherId,
-                        Types.LONG,
-                        1,
-                        1,
-                        0);
-        if (restore != null) {
-            h.initializeState(restore);
-        }
-        h.open();
+        h = VoteOperatorHarness.open(op, restore);
     }
 
     @AfterEach

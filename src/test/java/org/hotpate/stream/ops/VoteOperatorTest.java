@@ -144,18 +144,7 @@ class VoteOperatorTest {
                                 2.0,
                                 1.0,
                                 new JobConfig.Sampler(true, 42)));
-        h =
-                new KeyedBroadcastOperatorTestHarness<>(
-                        new org.apache.flink.streaming.api.operators.co
-                                .CoBroadcastWithKeyedOperator<>(
-                                op, List.of(VoteOperator.OPEN_STEPS)),
-                        VoteOperator.Input::teacherId,
-                        Types.LONG,
-                        1,
-                        1,
-                        0);
-        h.initializeState(snap);
-        h.open();
+        h = VoteOperatorHarness.open(op, snap);
         h.processElement(
                 certain(1, 0, 1, 0, 3), 0); // replayed answer: still a duplicate after restore
         h.processBroadcastElement(step(0, 2, 0), 0);
