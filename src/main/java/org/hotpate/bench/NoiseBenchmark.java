@@ -7,6 +7,7 @@ import org.hotpate.core.mechanism.GnmaxMechanism;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.noise.DiscreteGaussian;
 import org.hotpate.core.noise.DiscreteLaplace;
+import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.vote.VoteHistogram;
@@ -30,7 +31,10 @@ public class NoiseBenchmark {
     @Param({"1", "40", "1000"})
     public double sigma;
 
-    @Param({"secure", "seeded"})
+    /**
+     * secure: {@link NoiseSources#secure()}; keyed: the job's replayable {@link KeyedNoiseSource}.
+     */
+    @Param({"secure", "keyed", "seeded"})
     public String source;
 
     private UniformSource random;
@@ -40,9 +44,13 @@ public class NoiseBenchmark {
     @Setup
     public void setup() {
         random =
-                source.equals("secure")
-                        ? NoiseSources.secure().forCurrentThread()
-                        : NoiseSources.seededInsecureForTestsOnly(42);
+                switch (source) {
+                    case "secure" -> NoiseSources.secure().forCurrentThread();
+                    case "keyed" ->
+                            KeyedNoiseSource.forStep(
+                                    KeyedNoiseSource.newSecret(), "bench", 1, 0, 0);
+                    default -> NoiseSources.seededInsecureForTestsOnly(42);
+                };
         gaussian = DiscreteGaussian.withSigma(sigma);
         laplace = DiscreteLaplace.withScale(sigma);
     }
@@ -57,15 +65,15 @@ public class NoiseBenchmark {
         return laplace.sample(random);
     }
 
-    /** One GNMax release, σ = 40, |V| = 128 256, n = 1000 (secure noise; milliseconds). */
+    /** One GNMax release, σ = 40, |V| = 128 256, n = 1000, noise from {@code source} (ms). */
     @State(Scope.Thread)
     public static class Step {
         GnmaxMechanism gnmax;
         VoteHistogram histogram;
 
         @Setup
-        public void setup() {
-            gnmax = new GnmaxMechanism(40, 128_256, 1000);
+        public void setup(NoiseBenchmark b) {
+            gnmax = new GnmaxMechanism(40, 128_256, 1000, b.random);
             Map<Integer, Integer> counts = new HashMap<>();
             for (int i = 0; i < 50; i++) {
                 counts.put(1000 + 37 * i, 20);

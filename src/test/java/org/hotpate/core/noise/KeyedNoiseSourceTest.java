@@ -65,8 +65,24 @@ class KeyedNoiseSourceTest {
     void sameSecretAndLabel_giveTheSameNoise_acrossChunks() {
         KeyedNoiseSource a = KeyedNoiseSource.forStep(SECRET, "r", 3, 4, 1);
         KeyedNoiseSource b = KeyedNoiseSource.forStep(SECRET, "r", 3, 4, 1);
-        for (int i = 0; i < 5000; i++) { // many 512-byte chunks
+        for (int i = 0; i < 5000; i++) { // 12.5 KB of key stream: past the first chunk
             assertThat(a.nextLong(1_000_003)).isEqualTo(b.nextLong(1_000_003));
+        }
+    }
+
+    @Test
+    void words_areTheAesCtrKeyStream_acrossChunkBoundaries() throws Exception {
+        byte[] label = KeyedNoiseSource.stepLabel("r", 3, 4, 1);
+        javax.crypto.Cipher aes = javax.crypto.Cipher.getInstance("AES/CTR/NoPadding");
+        aes.init(
+                javax.crypto.Cipher.ENCRYPT_MODE,
+                new javax.crypto.spec.SecretKeySpec(KeyedNoiseSource.stepKey(SECRET, label), "AES"),
+                new javax.crypto.spec.IvParameterSpec(new byte[16]));
+        byte[] stream = aes.doFinal(new byte[40_000]); // one call: no chunking on this side
+        java.nio.ByteBuffer expected = java.nio.ByteBuffer.wrap(stream); // big-endian words
+        KeyedNoiseSource s = KeyedNoiseSource.of(SECRET, label);
+        for (int i = 0; i < 40_000 / 8; i++) {
+            assertThat(s.nextWord()).as("word " + i).isEqualTo(expected.getLong());
         }
     }
 

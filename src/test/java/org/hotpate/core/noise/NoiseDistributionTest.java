@@ -104,7 +104,7 @@ class NoiseDistributionTest {
     }
 
     @Test
-    void discreteGaussian_bigIntegerPath_matchesPmf() {
+    void discreteGaussian_rejectionBigIntegerPath_matchesPmf() {
         // σ² = (10^10 + 1)/10^10: 2·a·b·t² overflows long, so every acceptance test runs in
         // BigInteger.
         Rational s2 = Rational.of(10_000_000_001L, 10_000_000_000L);
@@ -113,7 +113,7 @@ class NoiseDistributionTest {
         int n = 50_000;
         long[] hits = new long[5];
         for (int i = 0; i < n; i++) {
-            long x = g.sample(r);
+            long x = g.sampleByRejection(r);
             if (Math.abs(x) <= 2) {
                 hits[(int) x + 2]++;
             }
