@@ -223,7 +223,7 @@ public final class KafkaCeiling {
 
     /** The job's source consumer settings (KafkaIo.rawSource; the Kafka source adds the rest). */
     static Properties consumerProperties(String bootstrap) {
-        Properties p = new Properties();
+        Properties p = KafkaIo.sourceFetchProperties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

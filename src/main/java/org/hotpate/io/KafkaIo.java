@@ -37,6 +37,20 @@ import org.hotpate.model.RawRecord;
 public final class KafkaIo {
     private KafkaIo() {}
 
+    /**
+     * Fetch batching of the job's streaming sources: the broker answers a fetch once 64 KiB are
+     * ready or 20 ms have passed. With Kafka's default (answer as soon as one byte is there) a
+     * source keeping up with a stream of small records sends a fetch per few records, and the
+     * broker's and the fetcher's per-request work dominates (docs/performance.md). 20 ms is small
+     * next to the checkpoint interval that bounds result latency anyway.
+     */
+    public static Properties sourceFetchProperties() {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, Integer.toString(64 * 1024));
+        p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20");
+        return p;
+    }
+
     /** A read_committed source of raw records from {@code topic}, from {@code startMs} on. */
     public static KafkaSource<RawRecord> rawSource(
             String bootstrap, String topic, String groupId, long startMs) {
@@ -55,6 +69,7 @@ public final class KafkaIo {
                 .setGroupId(groupId)
                 .setStartingOffsets(OffsetsInitializer.timestamp(startMs))
                 .setDeserializer(new RawDeserializer())
+                .setProperties(sourceFetchProperties())
                 .setProperties(security(client))
                 .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
                 .setProperty("partition.discovery.interval.ms", "10000")

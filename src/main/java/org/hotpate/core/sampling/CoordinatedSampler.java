@@ -47,22 +47,23 @@ final class CoordinatedSampler implements Sampler {
         throw new IllegalArgumentException("unknown distribution form " + d.getClass().getName());
     }
 
-    // Hot path: one table lookup, one multiply and one compare per listed token.
+    // Hot path: one table lookup, one multiply and one compare per listed token. The listed mass
+    // is the distribution's own Σp (summed in the same order at construction), so the loop carries
+    // no add chain.
     private static int voteSparse(SparseProbabilities s, StepRandomness r, long teacherKey) {
         int best = ABSTAIN;
         double bestScore = 0;
-        double mass = 0;
         for (int i = 0, n = s.size(); i < n; i++) {
-            double p = s.probAt(i);
-            int t = s.tokenAt(i);
-            mass += p;
-            double score = p * r.invExp1(t);
-            if (score > bestScore || (score == bestScore && score > 0 && t < best)) {
-                best = t;
-                bestScore = score;
+            double score = s.probAt(i) * r.invExp1(s.tokenAt(i));
+            if (score >= bestScore && score > 0) {
+                int t = s.tokenAt(i);
+                if (score > bestScore || t < best) {
+                    best = t;
+                    bestScore = score;
+                }
             }
         }
-        return residualWins(1 - mass, bestScore, r, teacherKey) ? ABSTAIN : best;
+        return residualWins(1 - s.listedMass(), bestScore, r, teacherKey) ? ABSTAIN : best;
     }
 
     private static int voteDense(Dense d, StepRandomness r, long teacherKey) {

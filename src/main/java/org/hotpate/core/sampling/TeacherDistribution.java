@@ -42,8 +42,14 @@ public sealed interface TeacherDistribution {
      * Sparse probabilities: {@code probs[i]} on token {@code tokens[i]}. Tokens distinct and ≥ 0;
      * probabilities finite and ≥ 0; sum ≤ 1 + 1e-9.
      */
-    record SparseProbabilities(int[] tokens, double[] probs) implements TeacherDistribution {
-        public SparseProbabilities {
+    final class SparseProbabilities implements TeacherDistribution {
+        private final int[] tokens;
+        private final double[] probs;
+        // Σp summed in listed order, as the vote kernel would: kept so that the kernel's hot loop
+        // carries no floating-point add chain (bit-identical to summing there).
+        private final double listedMass;
+
+        public SparseProbabilities(int[] tokens, double[] probs) {
             checkNotNull("tokens", tokens);
             checkNotNull("probs", probs);
             checkArgument(
@@ -52,10 +58,10 @@ public sealed interface TeacherDistribution {
                             + tokens.length
                             + " and "
                             + probs.length);
-            tokens = tokens.clone();
-            probs = probs.clone();
-            checkDistinctNonNegative(tokens);
-            checkMass(probs);
+            this.tokens = tokens.clone();
+            this.probs = probs.clone();
+            checkDistinctNonNegative(this.tokens);
+            this.listedMass = checkMass(this.probs);
         }
 
         /** Sparse probabilities keeping only the entries with p > 0, in the given order. */
@@ -82,12 +88,12 @@ public sealed interface TeacherDistribution {
             return new SparseProbabilities(t, q);
         }
 
-        @Override
+        /** The listed token ids (a copy). */
         public int[] tokens() {
             return tokens.clone();
         }
 
-        @Override
+        /** The listed probabilities (a copy). */
         public double[] probs() {
             return probs.clone();
         }
@@ -109,7 +115,7 @@ public sealed interface TeacherDistribution {
 
         @Override
         public double listedMass() {
-            return sum(probs);
+            return listedMass;
         }
 
         @Override
@@ -325,7 +331,8 @@ public sealed interface TeacherDistribution {
         }
     }
 
-    private static void checkMass(double[] probs) {
+    /** Validates and returns Σp (summed in index order). */
+    private static double checkMass(double[] probs) {
         double total = 0;
         for (int i = 0; i < probs.length; i++) {
             double p = probs[i];
@@ -342,6 +349,7 @@ public sealed interface TeacherDistribution {
             total += p;
         }
         checkArgument(total <= 1 + MASS_TOLERANCE, "probabilities must sum to <= 1; got " + total);
+        return total;
     }
 
     private static double sum(double[] a) {
