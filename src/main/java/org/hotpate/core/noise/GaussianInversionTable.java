@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Precision.</b> S_m is computed in decimal arithmetic with 25 guard digits beyond what a
  * floor at the requested bit count needs, the truncated tail of Z bounded explicitly; a floor is
  * accepted only if the computed value is farther from the next integer than the error bound,
- * otherwise the precision is doubled. Tables are built once per σ² (a few milliseconds at σ = 40)
+ * otherwise the precision is doubled. Tables are built once per σ² (87 ms at σ = 40 in a cold JVM)
  * and shared; σ² whose table would exceed {@link #MAX_ENTRIES} entries (σ ≳ 7 000) use the
  * rejection sampler instead.
  */
