@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,9 +29,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Precision.</b> S_m is computed in decimal arithmetic with 25 guard digits beyond what a
  * floor at the requested bit count needs, the truncated tail of Z bounded explicitly; a floor is
  * accepted only if the computed value is farther from the next integer than the error bound,
- * otherwise the precision is doubled. Tables are built once per σ² (87 ms at σ = 40 in a cold JVM)
- * and shared; σ² whose table would exceed {@link #MAX_ENTRIES} entries (σ ≳ 7 000) use the
- * rejection sampler instead.
+ * otherwise it is recomputed with more digits. Tables are built once per σ² (87 ms at σ = 40 in a
+ * cold JVM) and shared; σ² whose table would exceed {@link #MAX_ENTRIES} entries (σ ≳ 7 000) use
+ * the rejection sampler instead.
  */
 final class GaussianInversionTable {
     /** Largest table: 2¹⁶ magnitudes (512 KiB), reached at σ ≈ 7 000. */
@@ -69,10 +70,13 @@ final class GaussianInversionTable {
 
     /** The shared table for σ² &gt; 0, or null when it would exceed {@link #MAX_ENTRIES}. */
     static GaussianInversionTable forVariance(Rational sigmaSquared) {
-        GaussianInversionTable t =
-                CACHE.size() < MAX_CACHED
-                        ? CACHE.computeIfAbsent(sigmaSquared, GaussianInversionTable::build)
-                        : CACHE.getOrDefault(sigmaSquared, build(sigmaSquared));
+        GaussianInversionTable t = CACHE.get(sigmaSquared);
+        if (t == null) {
+            t =
+                    CACHE.size() < MAX_CACHED
+                            ? CACHE.computeIfAbsent(sigmaSquared, GaussianInversionTable::build)
+                            : build(sigmaSquared);
+        }
         return t == NONE ? null : t;
     }
 
@@ -260,7 +264,7 @@ final class GaussianInversionTable {
                             .divide(new BigDecimal(sigmaSquared.numerator()), mc); // 1/σ²
             BigDecimal q = expNeg(invS2, mc); // e^{−1/σ²}
             BigDecimal half = expNeg(invS2.divide(BigDecimal.valueOf(2), mc), mc); // e^{−1/(2σ²)}
-            java.util.ArrayList<BigDecimal> prefix = new java.util.ArrayList<>();
+            ArrayList<BigDecimal> prefix = new ArrayList<>();
             BigDecimal w = BigDecimal.ONE;
             BigDecimal qj = BigDecimal.ONE; // q^j
             BigDecimal sum = BigDecimal.ONE;

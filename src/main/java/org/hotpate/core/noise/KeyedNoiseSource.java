@@ -55,11 +55,11 @@ public final class KeyedNoiseSource extends BitPoolSource {
     // Key-stream bytes produced per cipher call: large enough that the call overhead vanishes next
     // to AES itself (a GNMax step over 128 256 tokens reads ~1.2 MB), small enough for the cache.
     private static final int CHUNK = 8192;
+    private static final byte[] ZEROS = new byte[CHUNK]; // the plaintext: only ever read
     private static final VarHandle BIG_ENDIAN_LONG =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final transient Cipher cipher;
-    private final transient byte[] zeros = new byte[CHUNK];
     private final transient byte[] stream = new byte[CHUNK];
     private transient int pos = CHUNK;
 
@@ -140,7 +140,7 @@ public final class KeyedNoiseSource extends BitPoolSource {
     protected long nextWord() {
         if (pos + 8 > CHUNK) {
             try {
-                cipher.update(zeros, 0, CHUNK, stream, 0);
+                cipher.update(ZEROS, 0, CHUNK, stream, 0);
             } catch (GeneralSecurityException e) {
                 throw new IllegalStateException("AES-CTR key stream failed", e);
             }
