@@ -4,11 +4,14 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.StepRandomness;
+import org.hotpate.core.sampling.RankedProbabilities;
 import org.hotpate.core.sampling.Sampler;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.sampling.TeacherDistribution.Dense;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
+import org.hotpate.teachers.PlanetZEnsemble;
+import org.hotpate.teachers.SimulatedTeachers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -31,7 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * 128256} means a dense full-vocabulary array (mass 1). Each invocation votes {@code TEACHERS}
  * distinct distributions at one step. {@code buildStepTable} is the once-per-step cost of the 1/u
  * table; {@code coordinatedVoteWithoutTable} computes every u_j on the fly (Philox + log), the cost
- * the table removes.
+ * the table removes. {@code rankedVote} is the same vote from {@link RankedProbabilities}
+ * (decreasing probability, early stop); {@code planetZVote} and {@code planetZRankedVote} vote the
+ * pipeline benchmark's 10 000 distinct Planet-Z teachers (950 listed tokens each, 126 MB) at one
+ * step, the model-side work of {@code bench pipeline --payload model-vote}.
  *
  * <p>Run: {@code ./hotpate bench VoteKernel -f 1 -wi 2 -i 3}.
  */
@@ -52,6 +58,7 @@ public class VoteKernelBenchmark {
     private int[][] tokens;
     private double[][] probs;
     private long[] keys;
+    private RankedProbabilities[] ranked;
     private StepRandomness table;
     private StepRandomness noTable;
     private final Sampler coordinated = Samplers.coordinated();
@@ -90,6 +97,10 @@ public class VoteKernelBenchmark {
             tokens[i] = t; // dense: token id = index, nothing to read
             probs[i] = p;
         }
+        ranked = new RankedProbabilities[TEACHERS];
+        for (int i = 0; i < TEACHERS; i++) {
+            ranked[i] = RankedProbabilities.of(teachers[i].toSparseProbabilities());
+        }
         long seed = SeedDerivation.stepSeed(1, "bench", 0, 0);
         table = StepRandomness.forStep(seed, VOCABULARY);
         noTable = StepRandomness.forStep(seed, 0);
@@ -116,6 +127,62 @@ public class VoteKernelBenchmark {
         long acc = 0;
         for (int i = 0; i < teachers.length; i++) {
             acc += coordinated.vote(teachers[i], table, keys[i]);
+        }
+        return acc;
+    }
+
+    /** Per teacher distribution: the same votes from the ranked form (early stop). */
+    @Benchmark
+    @OperationsPerInvocation(TEACHERS)
+    public long rankedVote() {
+        long acc = 0;
+        for (int i = 0; i < ranked.length; i++) {
+            acc += ranked[i].coordinatedVote(table, keys[i]);
+        }
+        return acc;
+    }
+
+    /** The pipeline benchmark's model-side teachers (BenchWorkload): 10⁴ distinct Planet-Z. */
+    @State(Scope.Benchmark)
+    public static class PlanetZ {
+        static final int DISTINCT = 10_000;
+        SparseProbabilities[] sparse = new SparseProbabilities[DISTINCT];
+        RankedProbabilities[] ranked = new RankedProbabilities[DISTINCT];
+        long[] keys = new long[DISTINCT];
+        StepRandomness step;
+
+        @Setup
+        public void setUp() {
+            SimulatedTeachers t =
+                    SimulatedTeachers.planetZ(1, 20, DISTINCT)
+                            .shifted(VOCABULARY - PlanetZEnsemble.VOCABULARY_SIZE, DISTINCT);
+            for (int i = 0; i < DISTINCT; i++) {
+                sparse[i] = t.teacher(i);
+                ranked[i] = t.ranked(i);
+                keys[i] = SeedDerivation.teacherKey(i);
+            }
+            step = StepRandomness.forStep(SeedDerivation.stepSeed(1, "bench", 0, 0), VOCABULARY);
+        }
+    }
+
+    /** Per Planet-Z teacher: the sampler's vote over its 950 entries in token order. */
+    @Benchmark
+    @OperationsPerInvocation(PlanetZ.DISTINCT)
+    public long planetZVote(PlanetZ z) {
+        long acc = 0;
+        for (int i = 0; i < PlanetZ.DISTINCT; i++) {
+            acc += coordinated.vote(z.sparse[i], z.step, z.keys[i]);
+        }
+        return acc;
+    }
+
+    /** Per Planet-Z teacher: the same votes from the ranked form. */
+    @Benchmark
+    @OperationsPerInvocation(PlanetZ.DISTINCT)
+    public long planetZRankedVote(PlanetZ z) {
+        long acc = 0;
+        for (int i = 0; i < PlanetZ.DISTINCT; i++) {
+            acc += z.ranked[i].coordinatedVote(z.step, z.keys[i]);
         }
         return acc;
     }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.specific.SpecificData;
@@ -104,7 +105,19 @@ public final class AvroWire {
 
     // ---- distributions ----
 
+    // Model-side votes (one message per vote) skip Avro's generic objects; see ModelVoteCodec.
+    private static final ModelVoteCodec MODEL_VOTES =
+            new ModelVoteCodec(
+                    SchemaNormalization.parsingFingerprint64(
+                            org.hotpate.io.avro.TeacherDistribution.getClassSchema()));
+
     public static byte[] encode(Distribution d) {
+        byte[] vote = MODEL_VOTES.encode(d);
+        return vote != null ? vote : encodeWithAvro(d);
+    }
+
+    /** {@link #encode(Distribution)} through Avro's generic objects, for every payload. */
+    static byte[] encodeWithAvro(Distribution d) {
         Object payload;
         switch (d.kind()) {
             case SPARSE:
@@ -140,6 +153,12 @@ public final class AvroWire {
     }
 
     public static Distribution decodeDistribution(byte[] b) throws UndecodableException {
+        Distribution vote = MODEL_VOTES.decode(b);
+        return vote != null ? vote : decodeWithAvro(b);
+    }
+
+    /** {@link #decodeDistribution} through Avro's generic objects, for every message. */
+    static Distribution decodeWithAvro(byte[] b) throws UndecodableException {
         var a =
                 decode(
                         () -> org.hotpate.io.avro.TeacherDistribution.getDecoder().decode(b),

@@ -2,6 +2,7 @@ package org.hotpate.teachers;
 
 import java.util.Arrays;
 import java.util.function.IntFunction;
+import org.hotpate.core.sampling.RankedProbabilities;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 
 /**
@@ -14,14 +15,38 @@ public final class SimulatedTeachers {
     private final IntFunction<SparseProbabilities> build;
     private final SparseProbabilities publicModel;
     private final int vocabularySize;
-    private final IndexCache cache;
+    private final IntFunction<SparseProbabilities> teachers;
+    private final IntFunction<RankedProbabilities> ranked;
 
     private SimulatedTeachers(
             IntFunction<SparseProbabilities> build,
             SparseProbabilities publicModel,
             int vocabularySize) {
         this.build = build;
-        this.cache = build == null ? null : new IndexCache(build);
+        if (build == null) {
+            this.teachers = null;
+            this.ranked = null;
+        } else {
+            IndexCache<SparseProbabilities> cache = new IndexCache<>(build);
+            this.teachers = cache::get;
+            this.ranked =
+                    new IndexCache<RankedProbabilities>(i -> RankedProbabilities.of(cache.get(i)))
+                            ::get;
+        }
+        this.publicModel = publicModel;
+        this.vocabularySize = vocabularySize;
+    }
+
+    // A shifted view: teacher i is a cached teacher i mod distinct, in both forms.
+    private SimulatedTeachers(
+            IntFunction<SparseProbabilities> build,
+            IntFunction<SparseProbabilities> teachers,
+            IntFunction<RankedProbabilities> ranked,
+            SparseProbabilities publicModel,
+            int vocabularySize) {
+        this.build = build;
+        this.teachers = teachers;
+        this.ranked = ranked;
         this.publicModel = publicModel;
         this.vocabularySize = vocabularySize;
     }
@@ -59,9 +84,16 @@ public final class SimulatedTeachers {
                             + " and "
                             + distinct);
         }
-        IndexCache shared = new IndexCache(j -> shift(build.apply(j), tokenOffset));
+        IntFunction<SparseProbabilities> shiftedBuild = j -> shift(build.apply(j), tokenOffset);
+        // Each form is built from the base ensemble on first use, so a worker that only votes
+        // keeps only the ranked form in memory.
+        IndexCache<SparseProbabilities> shared = new IndexCache<>(shiftedBuild);
+        IndexCache<RankedProbabilities> sharedRanked =
+                new IndexCache<>(j -> RankedProbabilities.of(shiftedBuild.apply(j)));
         return new SimulatedTeachers(
+                i -> shiftedBuild.apply(i % distinct),
                 i -> shared.get(i % distinct),
+                i -> sharedRanked.get(i % distinct),
                 shift(publicModel, tokenOffset),
                 vocabularySize + tokenOffset);
     }
@@ -89,7 +121,18 @@ public final class SimulatedTeachers {
         if (build == null) {
             throw new IllegalStateException("external ensemble: no built-in teachers");
         }
-        return cache.get(i);
+        return teachers.apply(i);
+    }
+
+    /**
+     * Teacher i's distribution ranked for coordinated votes ({@link RankedProbabilities}: the same
+     * votes as {@link #teacher}'s, reading a fraction of the entries).
+     */
+    public RankedProbabilities ranked(int i) {
+        if (build == null) {
+            throw new IllegalStateException("external ensemble: no built-in teachers");
+        }
+        return ranked.apply(i);
     }
 
     /**
@@ -97,25 +140,27 @@ public final class SimulatedTeachers {
      * % of the benchmark's teacher-worker samples), built and grown under a lock. Values are
      * immutable with final fields, so an unsynchronized read sees either null or a whole value.
      */
-    private static final class IndexCache {
-        private final IntFunction<SparseProbabilities> build;
-        private volatile SparseProbabilities[] values = new SparseProbabilities[0];
+    private static final class IndexCache<T> {
+        private final IntFunction<T> build;
+        private volatile Object[] values = new Object[0];
 
-        IndexCache(IntFunction<SparseProbabilities> build) {
+        IndexCache(IntFunction<T> build) {
             this.build = build;
         }
 
-        SparseProbabilities get(int i) {
-            SparseProbabilities[] v = values;
-            SparseProbabilities p = i >= 0 && i < v.length ? v[i] : null;
-            return p != null ? p : buildAndStore(i);
+        @SuppressWarnings("unchecked") // only build's values are stored
+        T get(int i) {
+            Object[] v = values;
+            Object p = i >= 0 && i < v.length ? v[i] : null;
+            return p != null ? (T) p : buildAndStore(i);
         }
 
-        private synchronized SparseProbabilities buildAndStore(int i) {
+        @SuppressWarnings("unchecked")
+        private synchronized T buildAndStore(int i) {
             if (i < 0) {
                 throw new IllegalArgumentException("teacher index must be >= 0; got " + i);
             }
-            SparseProbabilities[] v = values;
+            Object[] v = values;
             if (i >= v.length) {
                 v =
                         Arrays.copyOf(
@@ -125,7 +170,7 @@ public final class SimulatedTeachers {
                 v[i] = build.apply(i);
             }
             values = v; // publishes the grown array and the new value
-            return v[i];
+            return (T) v[i];
         }
     }
 

@@ -8,6 +8,7 @@ import org.hotpate.core.randomness.IndexedTeacherKeys;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Sampler;
+import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution.SparseProbabilities;
 
 /**
@@ -38,6 +39,9 @@ public final class TeacherAnswers {
             int vote,
             int randomnessVersion) {}
 
+    private static final int[] NO_TOKENS = new int[0];
+    private static final double[] NO_VALUES = new double[0];
+
     private final SimulatedTeachers teachers;
     private final Form form;
     private final int topK;
@@ -67,17 +71,17 @@ public final class TeacherAnswers {
      * randomness (needed only for MODEL_VOTE).
      */
     public Answer answer(int i, long publicSeed, StepRandomness rnd) {
+        if (form == Form.MODEL_VOTE) {
+            // The coordinated vote from the ranked form: the same vote, a fraction of the reads.
+            int vote =
+                    sampler == Samplers.coordinated()
+                            ? teachers.ranked(i).coordinatedVote(rnd, keys.of(i))
+                            : sampler.vote(teachers.teacher(i), rnd, keys.of(i));
+            return new Answer(
+                    form, NO_TOKENS, NO_VALUES, 1.0, Double.NaN, vote, SharedRandomness.VERSION);
+        }
         SparseProbabilities p = teachers.teacher(i);
         switch (form) {
-            case MODEL_VOTE:
-                return new Answer(
-                        form,
-                        new int[0],
-                        new double[0],
-                        1.0,
-                        Double.NaN,
-                        sampler.vote(p, rnd, keys.of(i)),
-                        SharedRandomness.VERSION);
             case RAW_SAMPLES:
                 return new Answer(
                         form,

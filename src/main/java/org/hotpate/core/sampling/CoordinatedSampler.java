@@ -82,7 +82,7 @@ final class CoordinatedSampler implements Sampler {
         return residualWins(1 - mass, bestScore, r, teacherKey) ? ABSTAIN : best;
     }
 
-    private static boolean residualWins(
+    static boolean residualWins(
             double residual, double bestScore, StepRandomness r, long teacherKey) {
         if (residual <= TeacherDistribution.MASS_TOLERANCE) {
             return false;
