@@ -142,14 +142,14 @@ public enum BenchWorkload {
      * pair is the key, element 1 the value.
      */
     public byte[][][] encodedAnswers(JobConfig cfg, String runId, int count) {
+        TeacherAnswers answers = answers();
         TeacherWorker encoder =
                 new TeacherWorker(
-                        new TeacherWorker.Settings("", "", "", "bench", runId, 0, count),
-                        answers());
+                        new TeacherWorker.Settings("", "", "", "bench", runId, 0, count), answers);
         GenerationStep step =
                 StepFactory.of(cfg, runId)
                         .step(7, 3, 0, new int[] {1, 2, 3}, System.currentTimeMillis());
-        StepRandomness rnd = StepRandomness.forStep(step.publicSeed(), step.vocabularySize());
+        StepRandomness rnd = answers.stepRandomness(step.publicSeed(), step.vocabularySize());
         byte[][][] out = new byte[count][][];
         for (int i = 0; i < count; i++) {
             out[i] =

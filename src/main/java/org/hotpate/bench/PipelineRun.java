@@ -58,9 +58,14 @@ final class PipelineRun {
 
     private PipelineRun() {}
 
-    /** The default concurrency: about 1.6·10⁵ distributions in flight, 2..64 sequences. */
+    /**
+     * The default concurrency: about 2.2·10⁵ distributions in flight, 2..64 sequences. Steps become
+     * visible to teachers at checkpoints, so a run moves about this many per checkpoint interval;
+     * at n = 10⁴ (22 sequences) this machine then runs near 1.6 of its 2 cores with step p99 about
+     * two intervals (docs/performance.md, "Fifth session").
+     */
     static int defaultConcurrency(int teachers) {
-        return (int) Math.max(2, Math.min(64, Math.ceil(160_000.0 / teachers)));
+        return (int) Math.max(2, Math.min(64, Math.ceil(220_000.0 / teachers)));
     }
 
     static Result run(

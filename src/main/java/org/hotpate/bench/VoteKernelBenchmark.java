@@ -226,4 +226,10 @@ public class VoteKernelBenchmark {
     public StepRandomness buildStepTable() {
         return StepRandomness.forStep(k, VOCABULARY);
     }
+
+    /** Once per step of ranked votes: the table and its block maxima (first maxInvExp1). */
+    @Benchmark
+    public double buildStepTableWithBounds() {
+        return StepRandomness.forStep(k, VOCABULARY).maxInvExp1(0, VOCABULARY - 1);
+    }
 }

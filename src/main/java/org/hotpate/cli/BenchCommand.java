@@ -51,7 +51,7 @@ public final class BenchCommand implements Command {
                                        120; each ceiling waits at most J/2)
                   --ceiling-seconds C  ceiling measurement after 5 s warm-up (default min(S, 15))
                   --teachers N         ensemble size n (default 10000)
-                  --concurrency C      sequences in flight (default ceil(160000 / n) in [2, 64])
+                  --concurrency C      sequences in flight (default ceil(220000 / n) in [2, 64])
                   --checkpoint-ms MS   checkpoint interval of the job (default 1000)
                   --parallelism P      job parallelism = ceiling consumers (default 2)
                   --partitions K       partitions of every topic (default 2)

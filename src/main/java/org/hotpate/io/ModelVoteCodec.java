@@ -24,6 +24,9 @@ final class ModelVoteCodec {
     private static final double[] NO_VALUES = new double[0];
 
     private final byte[] header;
+    private RunId lastRunId; // see runId(): an immutable pair, racy reads are safe
+
+    private record RunId(byte[] bytes, String id) {}
 
     /** For messages of the schema with this CRC-64-AVRO parsing fingerprint. */
     ModelVoteCodec(long fingerprint) {
@@ -88,7 +91,7 @@ final class ModelVoteCodec {
             return null;
         }
         return new Distribution(
-                new String(b, start, (int) runIdLength, StandardCharsets.US_ASCII),
+                runId(b, start, (int) runIdLength),
                 sequenceId,
                 (int) step,
                 (int) attempt,
@@ -101,6 +104,22 @@ final class ModelVoteCodec {
                 (int) token,
                 (int) version,
                 sentAtMs);
+    }
+
+    /**
+     * The run id at {@code b[start..start+length)}: the last one seen when the bytes match (every
+     * vote of a run carries the same id), so the string and its cached hash are shared instead of
+     * rebuilt per vote. The cache is one immutable pair, so a racing thread sees a whole pair.
+     */
+    private String runId(byte[] b, int start, int length) {
+        RunId last = lastRunId;
+        if (last != null
+                && Arrays.equals(b, start, start + length, last.bytes, 0, last.bytes.length)) {
+            return last.id;
+        }
+        String id = new String(b, start, length, StandardCharsets.US_ASCII);
+        lastRunId = new RunId(Arrays.copyOfRange(b, start, start + length), id);
+        return id;
     }
 
     private static boolean isAscii(String s) {

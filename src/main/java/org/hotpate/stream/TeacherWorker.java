@@ -176,7 +176,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
         }
         StepRandomness rnd =
                 answers.form() == TeacherAnswers.Form.MODEL_VOTE
-                        ? StepRandomness.forStep(step.publicSeed(), step.vocabularySize())
+                        ? answers.stepRandomness(step.publicSeed(), step.vocabularySize())
                         : null;
         for (int i = s.from(); i < s.to(); i++) {
             Distribution d = distribution(step, i, rnd);

@@ -17,6 +17,7 @@ public final class SimulatedTeachers {
     private final int vocabularySize;
     private final IntFunction<SparseProbabilities> teachers;
     private final IntFunction<RankedProbabilities> ranked;
+    private final int firstToken; // no teacher lists a smaller id
 
     private SimulatedTeachers(
             IntFunction<SparseProbabilities> build,
@@ -35,6 +36,7 @@ public final class SimulatedTeachers {
         }
         this.publicModel = publicModel;
         this.vocabularySize = vocabularySize;
+        this.firstToken = 0;
     }
 
     // A shifted view: teacher i is a cached teacher i mod distinct, in both forms.
@@ -43,12 +45,14 @@ public final class SimulatedTeachers {
             IntFunction<SparseProbabilities> teachers,
             IntFunction<RankedProbabilities> ranked,
             SparseProbabilities publicModel,
-            int vocabularySize) {
+            int vocabularySize,
+            int firstToken) {
         this.build = build;
         this.teachers = teachers;
         this.ranked = ranked;
         this.publicModel = publicModel;
         this.vocabularySize = vocabularySize;
+        this.firstToken = firstToken;
     }
 
     public static SimulatedTeachers planetZ(long seed, int k, int teachers) {
@@ -95,7 +99,8 @@ public final class SimulatedTeachers {
                 i -> shared.get(i % distinct),
                 i -> sharedRanked.get(i % distinct),
                 shift(publicModel, tokenOffset),
-                vocabularySize + tokenOffset);
+                vocabularySize + tokenOffset,
+                firstToken + tokenOffset);
     }
 
     private static SparseProbabilities shift(SparseProbabilities p, int offset) {
@@ -109,6 +114,11 @@ public final class SimulatedTeachers {
     /** Whether built-in teachers exist (false for external ensembles). */
     public boolean simulated() {
         return build != null;
+    }
+
+    /** A lower bound on every listed token id (a shifted view's offset). */
+    public int firstToken() {
+        return firstToken;
     }
 
     /** The ensemble's own vocabulary size. */

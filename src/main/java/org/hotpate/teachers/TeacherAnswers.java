@@ -67,6 +67,16 @@ public final class TeacherAnswers {
     }
 
     /**
+     * The shared randomness of the step with this public seed, tabulated only over the ids these
+     * teachers can list (the same values as {@link StepRandomness#forStep}; a shifted ensemble
+     * reads 1 050 of a Llama vocabulary's 128 256 entries, so drawing the rest is wasted).
+     */
+    public StepRandomness stepRandomness(long publicSeed, int vocabularySize) {
+        int first = teachers.simulated() ? Math.min(teachers.firstToken(), vocabularySize) : 0;
+        return StepRandomness.forTokens(publicSeed, first, vocabularySize);
+    }
+
+    /**
      * Teacher i's answer to the step with this public seed; {@code rnd} is the step's shared
      * randomness (needed only for MODEL_VOTE).
      */

@@ -71,8 +71,8 @@ class BenchWorkloadTest {
         assertThat(cfg.mechanism().name()).isEqualTo("gnmax");
         assertThatThrownBy(() -> BenchWorkload.byName("sparse-2kb"))
                 .hasMessageContaining("sparse-1kb, sparse-8kb, model-vote");
-        assertThat(PipelineRun.defaultConcurrency(10_000)).isEqualTo(16);
-        assertThat(PipelineRun.defaultConcurrency(100_000)).isEqualTo(2);
+        assertThat(PipelineRun.defaultConcurrency(10_000)).isEqualTo(22);
+        assertThat(PipelineRun.defaultConcurrency(100_000)).isEqualTo(3);
         assertThat(PipelineRun.defaultConcurrency(10)).isEqualTo(64);
     }
 }

@@ -34,13 +34,18 @@ class SimulatedTeachersTest {
                 SimulatedTeachers.planetZ(1, 20, 50)
                         .shifted(LLAMA - PlanetZEnsemble.VOCABULARY_SIZE, 50);
         SimulatedTeachers plain = SimulatedTeachers.planetZ(4, 20, 50);
+        TeacherAnswers answers =
+                new TeacherAnswers(shifted, TeacherAnswers.Form.MODEL_VOTE, 0, 0, coord);
         for (long step = 0; step < 25; step++) {
-            StepRandomness big = StepRandomness.forStep(1_000 + step, LLAMA);
+            // the worker's table covers only the shifted ids; votes must not depend on it
+            StepRandomness big = answers.stepRandomness(1_000 + step, LLAMA);
+            assertThat(big.firstToken()).isEqualTo(LLAMA - PlanetZEnsemble.VOCABULARY_SIZE);
+            StepRandomness full = StepRandomness.forStep(1_000 + step, LLAMA);
             StepRandomness small = StepRandomness.forStep(2_000 + step, 1_050);
             for (int i = 0; i < 100; i++) {
                 long key = SeedDerivation.teacherKey(i);
                 assertThat(shifted.ranked(i).coordinatedVote(big, key))
-                        .isEqualTo(coord.vote(shifted.teacher(i), big, key));
+                        .isEqualTo(coord.vote(shifted.teacher(i), full, key));
                 assertThat(plain.ranked(i).coordinatedVote(small, key))
                         .isEqualTo(coord.vote(plain.teacher(i), small, key));
             }

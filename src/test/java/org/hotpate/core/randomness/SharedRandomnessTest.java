@@ -101,6 +101,33 @@ class SharedRandomnessTest {
     }
 
     @Test
+    void windowedTable_equalsOnTheFlyValues_belowInsideAndBeyondTheWindow() {
+        long seed = 0x5eedL;
+        for (int[] w : new int[][] {{5, 1003}, {127_206, 128_256}, {8, 8}, {0, 3}}) {
+            StepRandomness r = StepRandomness.forTokens(seed, w[0], w[1]);
+            assertThat(r.firstToken()).isEqualTo(w[0]);
+            assertThat(r.tableSize()).isEqualTo(w[1] - w[0]);
+            for (int t :
+                    new int[] {
+                        0, 3, 4, 5, 6, 7, 8, 9, 1002, 1003, 127_205, 127_206, 128_255, 1 << 20
+                    }) {
+                double u = SharedRandomness.tokenExp1(seed, t);
+                assertThat(r.exp1(t)).as("window %s token %d", w, t).isEqualTo(u);
+                assertThat(r.invExp1(t)).as("token %d", t).isEqualTo(1.0 / u);
+                assertThat(r.gumbel(t)).as("token %d", t).isEqualTo(-Math.log(u));
+            }
+        }
+        StepRandomness r = StepRandomness.forTokens(seed, 127_206, 128_256);
+        double max = 0;
+        for (int t = 127_206; t < 128_256; t++) {
+            max = Math.max(max, r.invExp1(t));
+        }
+        assertThat(r.maxInvExp1(127_206, 128_255)).isEqualTo(max);
+        assertThat(r.maxInvExp1(127_205, 128_255)).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(r.maxInvExp1(127_206, 128_256)).isEqualTo(Double.POSITIVE_INFINITY);
+    }
+
+    @Test
     void stepTable_equalsOnTheFlyValues_insideAndBeyondTheTable() {
         long seed = 0x0123456789abcdefL;
         StepRandomness r = StepRandomness.forStep(seed, 1001); // not a multiple of 4
