@@ -69,6 +69,27 @@ public record Distribution(
             long teacherId,
             int token,
             int randomnessVersion) {
+        return modelVote(
+                runId,
+                sequenceId,
+                step,
+                attempt,
+                teacherId,
+                token,
+                randomnessVersion,
+                System.currentTimeMillis());
+    }
+
+    /** A model-side vote sent at {@code sentAtMs}. */
+    public static Distribution modelVote(
+            String runId,
+            long sequenceId,
+            int step,
+            int attempt,
+            long teacherId,
+            int token,
+            int randomnessVersion,
+            long sentAtMs) {
         return new Distribution(
                 runId,
                 sequenceId,
@@ -82,7 +103,7 @@ public record Distribution(
                 Double.NaN,
                 token,
                 randomnessVersion,
-                System.currentTimeMillis());
+                sentAtMs);
     }
 
     /**

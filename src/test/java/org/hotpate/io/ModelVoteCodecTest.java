@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.avro.SchemaNormalization;
 import org.hotpate.model.Distribution;
-import org.hotpate.model.PayloadKind;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,20 +30,7 @@ class ModelVoteCodecTest {
             int token,
             int version,
             long sentAt) {
-        return new Distribution(
-                runId,
-                seq,
-                step,
-                attempt,
-                teacher,
-                PayloadKind.MODEL_VOTE,
-                new int[0],
-                new double[0],
-                1.0,
-                Double.NaN,
-                token,
-                version,
-                sentAt);
+        return Distribution.modelVote(runId, seq, step, attempt, teacher, token, version, sentAt);
     }
 
     private static List<Distribution> votes() {
