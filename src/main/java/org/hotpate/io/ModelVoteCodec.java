@@ -44,7 +44,19 @@ final class ModelVoteCodec {
         if (d.kind() != PayloadKind.MODEL_VOTE || !isAscii(runId)) {
             return null;
         }
-        byte[] b = new byte[HEADER_LENGTH + 5 + runId.length() + 4 * 10 + 3 * 5];
+        byte[] b =
+                new byte
+                        [HEADER_LENGTH
+                                + varintLength(runId.length())
+                                + runId.length()
+                                + varintLength(d.sequenceId())
+                                + varintLength(d.step())
+                                + varintLength(d.attempt())
+                                + varintLength(d.teacherId())
+                                + varintLength(MODEL_VOTE_BRANCH)
+                                + varintLength(d.voteToken())
+                                + varintLength(d.randomnessVersion())
+                                + varintLength(d.sentAtMs())];
         System.arraycopy(header, 0, b, 0, HEADER_LENGTH);
         int pos = writeLong(b, HEADER_LENGTH, runId.length());
         for (int i = 0; i < runId.length(); i++) {
@@ -57,8 +69,8 @@ final class ModelVoteCodec {
         pos = writeLong(b, pos, MODEL_VOTE_BRANCH);
         pos = writeLong(b, pos, d.voteToken());
         pos = writeLong(b, pos, d.randomnessVersion());
-        pos = writeLong(b, pos, d.sentAtMs());
-        return Arrays.copyOf(b, pos);
+        writeLong(b, pos, d.sentAtMs());
+        return b;
     }
 
     /** The model vote in {@code b}, or null when {@code b} is anything else (Avro decodes it). */
@@ -129,6 +141,11 @@ final class ModelVoteCodec {
             }
         }
         return true;
+    }
+
+    private static int varintLength(long v) {
+        long z = (v << 1) ^ (v >> 63);
+        return z == 0 ? 1 : (63 - Long.numberOfLeadingZeros(z)) / 7 + 1;
     }
 
     // Avro int and long: zig-zag, then 7 bits per byte, low group first.

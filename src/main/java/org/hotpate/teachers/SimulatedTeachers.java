@@ -19,27 +19,7 @@ public final class SimulatedTeachers {
     private final IntFunction<RankedProbabilities> ranked;
     private final int firstToken; // no teacher lists a smaller id
 
-    private SimulatedTeachers(
-            IntFunction<SparseProbabilities> build,
-            SparseProbabilities publicModel,
-            int vocabularySize) {
-        this.build = build;
-        if (build == null) {
-            this.teachers = null;
-            this.ranked = null;
-        } else {
-            IndexCache<SparseProbabilities> cache = new IndexCache<>(build);
-            this.teachers = cache::get;
-            this.ranked =
-                    new IndexCache<RankedProbabilities>(i -> RankedProbabilities.of(cache.get(i)))
-                            ::get;
-        }
-        this.publicModel = publicModel;
-        this.vocabularySize = vocabularySize;
-        this.firstToken = 0;
-    }
-
-    // A shifted view: teacher i is a cached teacher i mod distinct, in both forms.
+    // teachers and ranked look teacher i up (cached) in each form; build makes it afresh.
     private SimulatedTeachers(
             IntFunction<SparseProbabilities> build,
             IntFunction<SparseProbabilities> teachers,
@@ -55,19 +35,31 @@ public final class SimulatedTeachers {
         this.firstToken = firstToken;
     }
 
+    /** Teachers built by {@code build} on first use and cached by index, in both forms. */
+    private static SimulatedTeachers cached(
+            IntFunction<SparseProbabilities> build,
+            SparseProbabilities publicModel,
+            int vocabularySize) {
+        IndexCache<SparseProbabilities> cache = new IndexCache<>(build);
+        IndexCache<RankedProbabilities> ranked =
+                new IndexCache<>(i -> RankedProbabilities.of(cache.get(i)));
+        return new SimulatedTeachers(
+                build, cache::get, ranked::get, publicModel, vocabularySize, 0);
+    }
+
     public static SimulatedTeachers planetZ(long seed, int k, int teachers) {
         PlanetZEnsemble e = PlanetZEnsemble.create(seed, k, teachers);
-        return new SimulatedTeachers(e::teacher, e.publicModel(), e.vocabularySize());
+        return cached(e::teacher, e.publicModel(), e.vocabularySize());
     }
 
     public static SimulatedTeachers alphaMixture(double alpha, int commonTokens, int teachers) {
         AlphaMixtureEnsemble e = AlphaMixtureEnsemble.uniform(alpha, commonTokens, teachers);
-        return new SimulatedTeachers(e::teacher, e.publicModel(), e.vocabularySize());
+        return cached(e::teacher, e.publicModel(), e.vocabularySize());
     }
 
     public static SimulatedTeachers external(int vocabularySize) {
         return new SimulatedTeachers(
-                null, PublicModel.uniformVocabulary(vocabularySize), vocabularySize);
+                null, null, null, PublicModel.uniformVocabulary(vocabularySize), vocabularySize, 0);
     }
 
     /**
