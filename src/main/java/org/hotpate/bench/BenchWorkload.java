@@ -10,6 +10,7 @@ import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.StepFactory;
 import org.hotpate.stream.TeacherWorker;
+import org.hotpate.stream.Topic;
 import org.hotpate.teachers.PlanetZEnsemble;
 import org.hotpate.teachers.SimulatedTeachers;
 import org.hotpate.teachers.TeacherAnswers;
@@ -77,14 +78,9 @@ public enum BenchWorkload {
     /** The job spec (YAML) of one benchmark run; topics are prefixed with {@code tag}. */
     public String jobSpec(String tag, Shape s, String outputDir) {
         String topics =
-                String.join(
-                        ", ",
-                        topic("steps", tag),
-                        topic("distributions", tag),
-                        topic("results", tag),
-                        topic("records", tag),
-                        topic("ledger", tag),
-                        topic("rejected", tag));
+                Topic.JOB_TOPICS.stream()
+                        .map(t -> t.id() + ": bench-" + tag + "." + t.id())
+                        .collect(java.util.stream.Collectors.joining(", "));
         return String.format(
                 Locale.ROOT,
                 """
@@ -112,10 +108,6 @@ public enum BenchWorkload {
                 s.parallelism(),
                 s.checkpointMs(),
                 outputDir.replace("'", "''"));
-    }
-
-    private static String topic(String name, String tag) {
-        return name + ": bench-" + tag + "." + name;
     }
 
     /** The validated config of that spec (through the job's own spec parser). */

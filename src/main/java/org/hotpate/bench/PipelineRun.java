@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.RunSession;
 import org.hotpate.stream.TeacherWorker;
+import org.hotpate.stream.Topic;
 
 /**
  * One steady-state run of the whole pipeline, driven only through public interfaces: a job spec
@@ -82,7 +83,7 @@ final class PipelineRun {
         String tag =
                 workload.cliName() + "-n" + shape.teachers() + "-" + System.nanoTime() % 100000;
         JobConfig cfg = workload.config(tag, shape, workDir.toAbsolutePath().toString());
-        String distributions = cfg.kafka().topics().distributions();
+        String distributions = cfg.kafka().topics().name(Topic.DISTRIBUTIONS);
         RunSession session = RunSession.start(cfg, bootstrap);
         TeacherWorker worker = null;
         Thread workerThread = null;
@@ -103,7 +104,7 @@ final class PipelineRun {
         try (Admin admin = Admin.create(ap)) {
             worker =
                     new TeacherWorker(
-                            RunSession.workerSettings(
+                            TeacherWorker.settings(
                                     cfg, bootstrap, session.runId(), 0, shape.teachers()),
                             workload.answers());
             workerThread = new Thread(worker, "bench-teacher-worker");
@@ -111,8 +112,8 @@ final class PipelineRun {
             probe =
                     new ResultProbe(
                             bootstrap,
-                            cfg.kafka().topics().steps(),
-                            cfg.kafka().topics().ledger(),
+                            cfg.kafka().topics().name(Topic.STEPS),
+                            cfg.kafka().topics().name(Topic.LEDGER),
                             session.runId(),
                             shape.teachers());
             probeThread = new Thread(probe, "bench-result-probe");

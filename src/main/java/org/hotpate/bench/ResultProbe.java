@@ -17,8 +17,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.GenerationStep;
-import org.hotpate.model.Keys;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
+import org.hotpate.protocol.StepId;
 
 /**
  * A read_committed reader of the run's {@code steps} and operator-only {@code ledger} topics. It
@@ -91,18 +92,13 @@ final class ResultProbe implements Runnable, AutoCloseable {
             if (r.topic().equals(stepsTopic)) {
                 GenerationStep s = AvroWire.decodeStep(r.value());
                 if (s.runId().equals(runId)) {
-                    issued.putIfAbsent(s.stepKey(), s.issuedAtMs());
+                    issued.putIfAbsent(StepId.keyOf(s), s.issuedAtMs());
                 }
             } else {
                 LedgerEntry s = AvroWire.decodeLedger(r.value());
-                if (s.runId().equals(runId) && LedgerEntry.CHARGE.equals(s.kind())) {
+                if (s.runId().equals(runId) && s.kind() == LedgerKind.CHARGE) {
                     committed.add(
-                            new Committed(
-                                    Keys.step(s.runId(), s.sequenceId(), s.step(), s.attempt()),
-                                    now,
-                                    s.atMs(),
-                                    s.votesCast(),
-                                    teachers));
+                            new Committed(StepId.keyOf(s), now, s.atMs(), s.votesCast(), teachers));
                     votes += s.votesCast();
                 }
             }

@@ -16,10 +16,11 @@ import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
-import org.hotpate.stream.Budgets;
+import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.KafkaClients;
+import org.hotpate.stream.Topic;
 
 /**
  * {@code ./hotpate ledger show}: the durable per-dataset budget ledger — per dataset, every run
@@ -112,7 +113,7 @@ public final class LedgerCommand implements Command {
                     throw new UsageException(
                             "the spec's ledger is on Kafka but kafka.mode is embedded");
                 }
-                String topic = cfg.kafka().topics().budgetLedger();
+                String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
                 where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
                 Properties client;
                 try {
@@ -188,7 +189,7 @@ public final class LedgerCommand implements Command {
                     where = "local " + cfg.ledgerDir();
                     spends = BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset);
                 } else {
-                    String topic = cfg.kafka().topics().budgetLedger();
+                    String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
                     where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
                     Properties client;
                     try {
@@ -299,7 +300,7 @@ public final class LedgerCommand implements Command {
                 o.put("updatedAtMs", b.updatedAtMs());
             }
             d.put("runCount", runs.size());
-            number(d, "epsilon", Budgets.epsilon(Budgets.compose(e.getKey(), runs, null), delta));
+            number(d, "epsilon", DatasetPrior.compose(e.getKey(), runs, null).epsilon(delta));
             d.put("delta", delta);
         }
         return r;

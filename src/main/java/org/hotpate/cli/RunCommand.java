@@ -387,10 +387,7 @@ public final class RunCommand implements Command {
             throw new UsageException(spec + ": " + e.getMessage());
         }
         try {
-            CoreBindings.mechanism(
-                    cfg.mechanism(),
-                    cfg.ensemble().effectiveVocabulary(),
-                    cfg.ensemble().teachers());
+            CoreBindings.worstCaseEvent(cfg); // the mechanism and its parameters
         } catch (IllegalArgumentException e) {
             throw new UsageException(spec + ": mechanism: " + e.getMessage());
         }

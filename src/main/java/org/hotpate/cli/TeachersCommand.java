@@ -8,8 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.KafkaClients;
-import org.hotpate.stream.RunSession;
 import org.hotpate.stream.TeacherWorker;
+import org.hotpate.stream.Topic;
 
 /**
  * {@code ./hotpate teachers SPEC}: runs the built-in teacher worker as its own process against the
@@ -96,12 +96,12 @@ public final class TeachersCommand implements Command {
         TeacherWorker.Settings settings;
         try { // as the teacher principal (kafka.sasl.teacher-username) when the spec uses SASL
             settings =
-                    RunSession.workerSettings(
+                    TeacherWorker.settings(
                             cfg, bootstrap, a.string("run", null), from, to, KafkaClients.ENV);
         } catch (JobSpec.SpecException ex) {
             throw new UsageException(ex.getMessage());
         }
-        TeacherWorker w = new TeacherWorker(settings, RunSession.answers(cfg, e));
+        TeacherWorker w = new TeacherWorker(settings, TeacherWorker.answers(cfg, e));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(
@@ -124,9 +124,9 @@ public final class TeachersCommand implements Command {
                         + " on "
                         + bootstrap
                         + " ("
-                        + cfg.kafka().topics().steps()
+                        + cfg.kafka().topics().name(Topic.STEPS)
                         + " -> "
-                        + cfg.kafka().topics().distributions()
+                        + cfg.kafka().topics().name(Topic.DISTRIBUTIONS)
                         + "); Ctrl-C stops");
         try {
             w.run();

@@ -11,10 +11,12 @@ import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.specific.SpecificData;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.PrivateRecord;
@@ -392,7 +394,7 @@ public final class AvroWire {
                         .setSteps(r.steps())
                         .setFails(r.fails())
                         .setFallbacks(r.fallbacks())
-                        .setFinishReason(r.finishReason())
+                        .setFinishReason(r.finishReason().name())
                         .setFinishedAtMs(r.finishedAtMs())
                         .setPrompt(r.prompt() == null ? "" : r.prompt())
                         .setLabel(r.label() == null || r.label().isEmpty() ? null : r.label())
@@ -405,6 +407,12 @@ public final class AvroWire {
                 decode(
                         () -> org.hotpate.io.avro.SyntheticRecord.getDecoder().decode(b),
                         "SyntheticRecord");
+        FinishReason reason;
+        try {
+            reason = FinishReason.valueOf(a.getFinishReason());
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("unknown finish reason " + a.getFinishReason(), e);
+        }
         return new SyntheticRecord(
                 a.getRunId(),
                 a.getSequenceId(),
@@ -413,7 +421,7 @@ public final class AvroWire {
                 a.getSteps(),
                 a.getFails(),
                 a.getFallbacks(),
-                a.getFinishReason(),
+                reason,
                 a.getFinishedAtMs(),
                 a.getPrompt(),
                 a.getLabel() == null ? "" : a.getLabel());
@@ -425,7 +433,7 @@ public final class AvroWire {
         var a =
                 org.hotpate.io.avro.LedgerEvent.newBuilder()
                         .setRunId(e.runId())
-                        .setKind(e.kind())
+                        .setKind(e.kind().name())
                         .setSequenceId(e.sequenceId())
                         .setStep(e.step())
                         .setAttempt(e.attempt())
@@ -447,9 +455,15 @@ public final class AvroWire {
 
     public static LedgerEntry decodeLedger(byte[] b) throws UndecodableException {
         var a = decode(() -> org.hotpate.io.avro.LedgerEvent.getDecoder().decode(b), "LedgerEvent");
+        LedgerKind kind;
+        try {
+            kind = LedgerKind.valueOf(a.getKind());
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("unknown ledger entry kind " + a.getKind(), e);
+        }
         return new LedgerEntry(
                 a.getRunId(),
-                a.getKind(),
+                kind,
                 a.getSequenceId(),
                 a.getStep(),
                 a.getAttempt(),

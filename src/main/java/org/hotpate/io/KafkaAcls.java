@@ -35,31 +35,15 @@ import org.apache.kafka.common.resource.ResourceType;
 public final class KafkaAcls {
     private KafkaAcls() {}
 
-    /** The topic names the layout covers. */
+    /**
+     * The topic names the layout covers: those the job writes, all of them (the job reads every
+     * one), and the two the teachers use — they read {@code steps} and write {@code distributions}.
+     */
     public record Topics(
-            String steps,
-            String distributions,
-            String results,
-            String records,
-            String ledger,
-            String rejected,
-            String budgetLedger,
-            String teacherFeedback) {
-        List<String> jobWrites() {
-            return List.of(
-                    steps, results, records, ledger, rejected, budgetLedger, teacherFeedback);
-        }
-
-        List<String> all() {
-            return List.of(
-                    steps,
-                    distributions,
-                    results,
-                    records,
-                    ledger,
-                    rejected,
-                    budgetLedger,
-                    teacherFeedback);
+            List<String> jobWrites, List<String> all, String steps, String distributions) {
+        public Topics {
+            jobWrites = List.copyOf(jobWrites);
+            all = List.copyOf(all);
         }
     }
 

@@ -29,11 +29,8 @@ public record Distribution(
         double logNormalizer,
         int voteToken,
         int randomnessVersion,
-        long sentAtMs) {
-
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
+        long sentAtMs)
+        implements StepRef {
 
     /** A sparse-probabilities answer. */
     public static Distribution sparse(

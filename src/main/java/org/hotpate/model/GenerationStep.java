@@ -19,7 +19,8 @@ public record GenerationStep(
         long issuedAtMs,
         long deadlineMs,
         int[] prompt,
-        String label) {
+        String label)
+        implements StepRef {
 
     /** A step without prompt or label (simulated ensembles). */
     public GenerationStep(
@@ -56,15 +57,5 @@ public record GenerationStep(
         System.arraycopy(prompt, 0, h, 0, prompt.length);
         System.arraycopy(prefix, 0, h, prompt.length, prefix.length);
         return h;
-    }
-
-    /** The reducer key: {@code run/sequence/step/attempt}. */
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
-
-    /** The sequence-loop key: {@code run/sequence}. */
-    public String sequenceKey() {
-        return Keys.sequence(runId, sequenceId);
     }
 }

@@ -74,18 +74,11 @@ public record Rejected(
      */
     public static final String DUPLICATE_RELEASE = "DUPLICATE_RELEASE";
 
-    /** A rejection of a decoded distribution. */
-    public static Rejected of(String topic, String reason, String detail, Distribution d) {
+    /** A rejection of a decoded answer or vote of {@code teacherId} in run {@code runId}. */
+    public static Rejected of(
+            String topic, String reason, String detail, String runId, long teacherId) {
         return new Rejected(
-                topic,
-                reason,
-                detail,
-                d.runId(),
-                d.teacherId(),
-                -1,
-                -1L,
-                null,
-                System.currentTimeMillis());
+                topic, reason, detail, runId, teacherId, -1, -1L, null, System.currentTimeMillis());
     }
 
     /** A rejection of a raw Kafka record (its topic, partition, offset and bytes). */

@@ -2,12 +2,13 @@ package org.hotpate.model;
 
 /**
  * What the reducer computed for one step, on its way to the run's accountant: the release is not
- * visible to anyone until the accountant has charged {@code privacyEventJson} (charge before emit).
- * {@code worstCaseEventJson} is the mechanism's data-independent worst case: the accountant admits
- * the step on it (never on the realized event, whose cost reveals the outcome) and then charges
- * {@code privacyEventJson}. {@code token == -1} is ⊥; {@code noisyCount} is NaN when the mechanism
- * releases none. Internal to the job: {@code chargedTeachers}, {@code votesCast}, {@code
- * closedAtMs} and {@code involvedTeachers} never reach a public output.
+ * visible to anyone until the accountant has charged {@code privacyEventJson} (charge before emit;
+ * the accountant admits the step on the mechanism's data-independent worst case, never on this
+ * realized event, whose cost reveals the outcome). The event travels in its JSON form for this one
+ * network hop only: the reducer and the accountant work on it as a value. {@code token == -1} is ⊥;
+ * {@code noisyCount} is NaN when the mechanism releases none. Internal to the job: {@code
+ * chargedTeachers}, {@code votesCast}, {@code closedAtMs} and {@code involvedTeachers} never reach
+ * a public output.
  *
  * <p>Per-teacher schemes: {@code involvedTeachers} are the step's involved teachers (own vote = the
  * tested token, public coin 1), sorted; {@code chargedTeachers} those the outcome charges (Scheme
@@ -21,48 +22,10 @@ public record ReleaseCandidate(
         int token,
         String mechanism,
         String privacyEventJson,
-        String worstCaseEventJson,
         double noisyCount,
         long[] chargedTeachers,
         int votesCast,
         int teachers,
         long closedAtMs,
-        long[] involvedTeachers) {
-
-    /** A release that names no involved teachers (mechanisms without per-teacher accounting). */
-    public ReleaseCandidate(
-            String runId,
-            long sequenceId,
-            int step,
-            int attempt,
-            int token,
-            String mechanism,
-            String privacyEventJson,
-            String worstCaseEventJson,
-            double noisyCount,
-            long[] chargedTeachers,
-            int votesCast,
-            int teachers,
-            long closedAtMs) {
-        this(
-                runId,
-                sequenceId,
-                step,
-                attempt,
-                token,
-                mechanism,
-                privacyEventJson,
-                worstCaseEventJson,
-                noisyCount,
-                chargedTeachers,
-                votesCast,
-                teachers,
-                closedAtMs,
-                new long[0]);
-    }
-
-    /** The reducer key {@code run/sequence/step/attempt}. */
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
-}
+        long[] involvedTeachers)
+        implements StepRef {}

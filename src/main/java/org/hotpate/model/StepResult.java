@@ -19,14 +19,5 @@ public record StepResult(
         String privacyEvent,
         double epsilonSpent,
         double noisyCount,
-        int teachers) {
-
-    public String sequenceKey() {
-        return Keys.sequence(runId, sequenceId);
-    }
-
-    /** The reducer key {@code run/sequence/step/attempt} of the step this answers. */
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
-}
+        int teachers)
+        implements StepRef {}

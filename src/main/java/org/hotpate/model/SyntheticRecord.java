@@ -1,5 +1,7 @@
 package org.hotpate.model;
 
+import org.hotpate.core.generation.FinishReason;
+
 /**
  * A finished synthetic sequence (schemas/synthetic_record.avsc). {@code text} excludes the public
  * {@code prompt}; {@code label} is {@code ""} when the sequence has none.
@@ -12,7 +14,7 @@ public record SyntheticRecord(
         int steps,
         int fails,
         int fallbacks,
-        String finishReason,
+        FinishReason finishReason,
         long finishedAtMs,
         String prompt,
         String label) {
@@ -26,7 +28,7 @@ public record SyntheticRecord(
             int steps,
             int fails,
             int fallbacks,
-            String finishReason,
+            FinishReason finishReason,
             long finishedAtMs) {
         this(
                 runId,

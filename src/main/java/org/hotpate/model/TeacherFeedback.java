@@ -15,10 +15,5 @@ public record TeacherFeedback(
         int attempt,
         long teacherId,
         boolean charged,
-        long atMs) {
-
-    /** The step key {@code run/sequence/step/attempt} of the release. */
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
-}
+        long atMs)
+        implements StepRef {}

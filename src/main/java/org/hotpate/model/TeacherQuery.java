@@ -12,4 +12,5 @@ public record TeacherQuery(
         int attempt,
         long teacherId,
         String prompt,
-        long deadlineMs) {}
+        long deadlineMs)
+        implements StepRef {}

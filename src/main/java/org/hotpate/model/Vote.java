@@ -1,11 +1,7 @@
 package org.hotpate.model;
 
 /** One teacher's vote at one step; {@code token == -1} abstains. */
-public record Vote(
-        String runId, long sequenceId, int step, int attempt, long teacherId, int token) {
+public record Vote(String runId, long sequenceId, int step, int attempt, long teacherId, int token)
+        implements StepRef {
     public static final int ABSTAIN = -1;
-
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
-    }
 }

@@ -6,7 +6,8 @@ package org.hotpate.model;
  * per batch instead of once per vote.
  */
 public record VoteBatch(
-        String runId, long sequenceId, int step, int attempt, long[] teachers, int[] tokens) {
+        String runId, long sequenceId, int step, int attempt, long[] teachers, int[] tokens)
+        implements StepRef {
     public VoteBatch {
         if (teachers.length != tokens.length) {
             throw new IllegalArgumentException(
@@ -26,10 +27,6 @@ public record VoteBatch(
                 v.attempt(),
                 new long[] {v.teacherId()},
                 new int[] {v.token()});
-    }
-
-    public String stepKey() {
-        return Keys.step(runId, sequenceId, step, attempt);
     }
 
     public int size() {

@@ -1,7 +1,6 @@
 package org.hotpate.stream;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
@@ -43,24 +42,16 @@ public final class ClusterJob {
         }
         String bootstrap = cfg.kafka().bootstrap();
         Properties client = KafkaClients.job(cfg, bootstrap, KafkaClients.ENV);
-        JobConfig.Topics t = cfg.kafka().topics();
         KafkaIo.createTopics(
                 client,
-                List.of(
-                        t.steps(),
-                        t.distributions(),
-                        t.results(),
-                        t.records(),
-                        t.ledger(),
-                        t.rejected(),
-                        t.teacherFeedback()),
+                cfg.kafka().topics().names(Topic.CREATED_WITH_RUN),
                 cfg.kafka().partitions(),
                 Map.of());
         // Earlier runs on the dataset (this run id left out: an upgrade re-runs main()); a fresh
         // noise secret — on a restore the reducer's operator state keeps the original one.
         RunContext run;
         try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
-            Budgets.Prior prior = ledger.prior(runId);
+            org.hotpate.protocol.DatasetPrior prior = ledger.prior(runId);
             ledger.requireRoom(prior);
             // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
             // upgrade the restored keyed state of a teacher charged in this run wins).
@@ -76,14 +67,7 @@ public final class ClusterJob {
                 cfg,
                 runId,
                 run,
-                KafkaIo.rawSource(bootstrap, t.steps(), "hotpate-job-" + runId, startMs, client),
-                KafkaIo.rawSource(
-                        bootstrap, t.distributions(), "hotpate-job-" + runId, startMs, client),
-                KafkaIo.rawSource(
-                        bootstrap, t.teacherFeedback(), "hotpate-job-" + runId, startMs, client),
-                null,
-                KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),
+                JobIo.kafka(cfg, bootstrap, runId, startMs, client, java.util.Optional.empty()),
                 java.util.function.UnaryOperator.identity());
         env.execute("hotpate " + runId);
     }

@@ -1,134 +1,84 @@
 package org.hotpate.stream;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.core.noise.UniformSource;
-import org.hotpate.core.randomness.IndexedTeacherKeys;
-import org.hotpate.core.randomness.SeedDerivation;
-import org.hotpate.core.randomness.SharedRandomness;
-import org.hotpate.core.randomness.StepRandomness;
-import org.hotpate.core.sampling.Sampler;
-import org.hotpate.core.sampling.Samplers;
-import org.hotpate.core.sampling.TeacherDistribution;
-import org.hotpate.core.vote.VoteHistogram;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.PublicModel;
+import org.hotpate.protocol.StepId;
 
 /**
- * The one place where the stream layer calls core: samplers, step seeds, mechanisms and their
- * secret-keyed noise, and the per-teacher vote cap (the budget filters are in {@link Budgets}).
- * Operators stay thin and never construct core objects themselves.
+ * Where the stream layer binds a job's configuration to core and the protocol: the aggregation
+ * mechanism by name and its secret-keyed noise, the run's accounting mode, its worst-case event and
+ * its public model. Operators receive these objects; they never construct core objects from names
+ * themselves.
  */
 public final class CoreBindings {
     private CoreBindings() {}
-
-    /** The version of the public-randomness PRF every step carries. */
-    public static final int RANDOMNESS_VERSION = SharedRandomness.VERSION;
-
-    /**
-     * The public step seed of a run's step: {@code SeedDerivation.stepSeed(runSeed,
-     * "<runId>/<sequenceId>", step, attempt)} (docs/shared-randomness.md §4). The run id makes a
-     * re-run of the same spec draw fresh shared randomness; the job re-derives this seed to refuse
-     * steps it did not issue.
-     */
-    public static long stepSeed(
-            long runSeed, String runId, long sequenceId, int step, int attempt) {
-        return SeedDerivation.stepSeed(runSeed, runId + "/" + sequenceId, step, attempt);
-    }
 
     /**
      * The secret-keyed noise of one step (core {@link KeyedNoiseSource}): a step re-closed after a
      * failure draws the same noise and so releases the same answer.
      */
-    public static UniformSource stepNoise(
-            byte[] secret, String runId, long sequenceId, int step, int attempt) {
-        return KeyedNoiseSource.forStep(secret, runId, sequenceId, step, attempt);
+    public static UniformSource stepNoise(byte[] secret, StepId step) {
+        return KeyedNoiseSource.forStep(
+                secret, step.runId(), step.sequenceId(), step.step(), step.attempt());
     }
 
-    /** The configured mechanism drawing its DP noise from {@code noise}. */
+    /** The configured ensemble mechanism drawing its DP noise from {@code noise}. */
     public static AggregationMechanism mechanism(
             JobConfig.Mechanism m, int vocabularySize, int teachers, UniformSource noise) {
-        if (IndividualSchemes.isIndividual(m.name())) {
-            return IndividualAccounting.asMechanism(m);
-        }
         return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers, noise);
     }
 
-    /** A vote function for one operator instance (not thread-safe: it caches step tables). */
-    public interface Voter {
-        /**
-         * The teacher's vote (token or VoteHistogram.ABSTAIN) at the step with this public seed.
-         */
-        int vote(TeacherDistribution d, long stepSeed, int vocabularySize, long teacherId);
+    /**
+     * The worst-case (data-independent) cost of one release of the run's mechanism: what every
+     * budget filter admits on ({@link AggregationMechanism#worstCaseEvent()}; a per-teacher
+     * scheme's step event).
+     */
+    public static PrivacyEvent worstCaseEvent(JobConfig cfg) {
+        JobConfig.Mechanism m = cfg.mechanism();
+        if (cfg.individualPlan() != null) {
+            return IndividualScheme.event(m.name(), m.params());
+        }
+        return Mechanisms.create(
+                        m.name(),
+                        m.params(),
+                        cfg.ensemble().effectiveVocabulary(),
+                        cfg.ensemble().teachers())
+                .worstCaseEvent();
     }
 
     /**
-     * Votes with the configured core sampler; the step table (u_j for every token) is built once
-     * per step and kept for the most recent steps.
+     * The run's per-teacher accounting: a per-teacher scheme (scheme-b charges at the vote,
+     * scheme-a on the outcome), a vote cap ({@code budget.per-teacher-votes}), or none.
      */
-    public static Voter voter(JobConfig.Sampler sampler) {
-        Sampler s = Samplers.byName(sampler.name());
-        Map<Long, StepRandomness> cache =
-                new LinkedHashMap<>(64, 0.75f, true) {
-                    private static final long serialVersionUID = 1L;
-
-                    @Override
-                    protected boolean removeEldestEntry(Map.Entry<Long, StepRandomness> e) {
-                        return size() > 256;
-                    }
-                };
-        IndexedTeacherKeys keys = new IndexedTeacherKeys();
-        return (d, seed, v, teacherId) ->
-                s.vote(
-                        d,
-                        cache.computeIfAbsent(seed, k -> StepRandomness.forStep(k, v)),
-                        keys.of((int) teacherId));
+    public static AccountingMode accountingMode(JobConfig cfg) {
+        IndividualPlan plan = cfg.individualPlan();
+        if (plan != null) {
+            IndividualScheme scheme =
+                    new IndividualScheme(
+                            plan,
+                            cfg.budget().targetTeacherDelta(),
+                            cfg.ensemble().effectiveVocabulary(),
+                            publicModel(cfg.ensemble()));
+            return plan instanceof SchemeBStep.Plan
+                    ? new AccountingMode.ChargeAtVote(scheme)
+                    : new AccountingMode.ChargeOnOutcome(scheme);
+        }
+        if (cfg.ensemble().heterogeneous() && cfg.budget().perTeacherVotes() > 0) {
+            return new AccountingMode.VoteCap(cfg.budget().perTeacherVotes());
+        }
+        return new AccountingMode.EnsembleOnly();
     }
 
-    /** The configured mechanism with secure DP noise (core Mechanisms). */
-    public static AggregationMechanism mechanism(
-            JobConfig.Mechanism m, int vocabularySize, int teachers) {
-        if (IndividualSchemes.isIndividual(m.name())) {
-            return IndividualAccounting.asMechanism(m);
-        }
-        return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers);
-    }
-
-    /**
-     * The unit of the per-teacher vote cap ({@code budget.per-teacher-votes}): every token vote a
-     * teacher casts counts 1 against its cap (core {@code ChargeLimit}). A vote cap only, not
-     * individual privacy accounting (Scheme A/B): it retires teachers on top of the ensemble
-     * guarantee and claims no per-teacher ε.
-     */
-    public static double perVoteCharge(JobConfig cfg) {
-        return 1.0;
-    }
-
-    /**
-     * The public-model token after a ⊥: the public model's coordinated vote under the step's public
-     * seed (no private data, so no charge); its most likely token if it abstains.
-     */
-    public static int publicModelToken(
-            TeacherDistribution.SparseProbabilities publicModel,
-            long stepSeed,
-            int vocabularySize) {
-        int t =
-                Samplers.coordinated()
-                        .vote(
-                                publicModel,
-                                StepRandomness.forStep(stepSeed, vocabularySize),
-                                SeedDerivation.teacherKey("public-model"));
-        if (t != VoteHistogram.ABSTAIN) {
-            return t;
-        }
-        int best = 0;
-        for (int i = 1; i < publicModel.size(); i++) {
-            if (publicModel.probAt(i) > publicModel.probAt(best)) {
-                best = i;
-            }
-        }
-        return publicModel.tokenAt(best);
+    /** The ensemble's public model (built where it is used; no private data). */
+    public static PublicModel publicModel(JobConfig.Ensemble ensemble) {
+        return () -> ensemble.simulated().publicModel();
     }
 }

@@ -11,10 +11,13 @@ import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
+import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.RunBudget;
 
 /**
  * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
- * every earlier run's curve on the run's dataset, composes them into the {@link Budgets.Prior} the
+ * every earlier run's curve on the run's dataset, composes them into the {@link DatasetPrior} the
  * job starts from, refuses a run that starts with no room left, and reads the ledger again at the
  * end for the summary's {@code dataset_epsilon}.
  *
@@ -59,7 +62,7 @@ public final class DatasetLedger implements AutoCloseable {
                         "cannot open the budget ledger in " + cfg.ledgerDir(), e);
             }
         }
-        String topic = cfg.kafka().topics().budgetLedger();
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
         KafkaIo.createTopics(
                 client,
                 List.of(topic),
@@ -80,7 +83,7 @@ public final class DatasetLedger implements AutoCloseable {
         } else {
             all =
                     BudgetLedgerIo.readTopic(
-                            client, cfg.kafka().topics().budgetLedger(), READ_TIMEOUT);
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT);
         }
         return all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList();
     }
@@ -97,7 +100,7 @@ public final class DatasetLedger implements AutoCloseable {
         } else {
             all =
                     BudgetLedgerIo.readTeachersTopic(
-                            client, cfg.kafka().topics().budgetLedger(), READ_TIMEOUT);
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT);
         }
         return all.stream().filter(t -> t.dataset().equals(cfg.datasetId())).toList();
     }
@@ -110,7 +113,7 @@ public final class DatasetLedger implements AutoCloseable {
      * two plans do not add up, so such a run must use the same plan or another dataset.
      */
     public Map<Long, Long> teacherCharges() {
-        IndividualAccounting acc = IndividualAccounting.of(cfg);
+        IndividualScheme acc = CoreBindings.accountingMode(cfg).scheme();
         if (acc == null) {
             return Map.of();
         }
@@ -136,21 +139,21 @@ public final class DatasetLedger implements AutoCloseable {
     }
 
     /** The composition of the dataset's runs other than {@code runId}. */
-    public Budgets.Prior prior(String runId) {
-        return Budgets.compose(cfg.datasetId(), records(), runId);
+    public DatasetPrior prior(String runId) {
+        return DatasetPrior.compose(cfg.datasetId(), records(), runId);
     }
 
     /**
      * Throws {@link NoBudgetLeftException}, naming the dataset, when {@code prior} leaves no room
      * for this run: the earlier runs composed with this run spending its whole budget on worst-case
-     * releases would pass {@code budget.dataset-epsilon} ({@link Budgets#hasRoom}).
+     * releases would pass {@code budget.dataset-epsilon} ({@link RunBudget#hasRoom}).
      */
-    public void requireRoom(Budgets.Prior prior) {
+    public void requireRoom(DatasetPrior prior) {
         if (Double.isInfinite(cfg.budget().datasetEpsilon())) {
             return;
         }
-        PrivacyEvent worst = Budgets.worstCaseEvent(cfg);
-        if (Budgets.hasRoom(prior, cfg.budget(), worst)) {
+        PrivacyEvent worst = CoreBindings.worstCaseEvent(cfg);
+        if (RunBudget.hasRoom(prior, cfg.budget().terms(), worst)) {
             return;
         }
         double delta = cfg.budget().delta();
@@ -165,10 +168,11 @@ public final class DatasetLedger implements AutoCloseable {
                                                 + " run's budget.epsilon %s would take the dataset"
                                                 + " to %.4f > budget.dataset-epsilon %s",
                                         prior.runs(),
-                                        Budgets.epsilon(prior, delta),
+                                        prior.epsilon(delta),
                                         delta,
                                         cfg.budget().epsilon(),
-                                        Budgets.epsilonWithFullRun(prior, cfg.budget(), worst),
+                                        RunBudget.epsilonWithFullRun(
+                                                prior, cfg.budget().terms(), worst),
                                         cfg.budget().datasetEpsilon()))
                         + " (see ./hotpate ledger show --dataset "
                         + cfg.datasetId()
@@ -177,8 +181,7 @@ public final class DatasetLedger implements AutoCloseable {
 
     /** The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run). */
     public double datasetEpsilon() {
-        return Budgets.epsilon(
-                Budgets.compose(cfg.datasetId(), records(), null), cfg.budget().delta());
+        return DatasetPrior.compose(cfg.datasetId(), records(), null).epsilon(cfg.budget().delta());
     }
 
     @Override

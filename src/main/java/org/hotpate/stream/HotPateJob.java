@@ -1,12 +1,10 @@
 package org.hotpate.stream;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -16,12 +14,9 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
-import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.hotpate.io.AvroWire;
-import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.RawRecord;
@@ -31,6 +26,10 @@ import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.model.VoteBatch;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.RunShape;
+import org.hotpate.protocol.SequenceId;
+import org.hotpate.protocol.StepId;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
 import org.hotpate.stream.ops.DecodeTeacherFeedback;
@@ -39,28 +38,29 @@ import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
 import org.hotpate.stream.ops.StepReducer;
 import org.hotpate.stream.ops.Tags;
+import org.hotpate.stream.ops.VoteAnswers;
 import org.hotpate.stream.ops.VoteCombiner;
 import org.hotpate.stream.ops.VoteOperator;
-import org.hotpate.teachers.records.UserDirectory;
 
 /**
- * Assembles the Hot PATE topology of DESIGN.md from a validated config, its sources and its sink
- * (the caller builds production Kafka I/O; tests may pass others):
+ * Assembles the Hot PATE topology of DESIGN.md from a validated config, its inputs and its sink
+ * ({@link JobIo}; the caller builds production Kafka I/O, tests may pass others):
  *
  * <pre>
  * steps ──decode──┬─broadcast─┐
  *                 │           ▼
- * distributions ─decode─ keyBy(teacher) ─ VoteOperator ─ keyBy(step) ─┐
- *                 └────────────── keyBy(step) ───────────────────── StepReducer
+ * distributions ─decode, vote─ keyBy(teacher) ─ VoteOperator ─ combine ─┐
+ *                 │  (no per-teacher rules: votes go direct) ─ combine ─┤
+ *                 └────────────── keyBy(step) ─────────────────────── StepReducer
  *   ─ keyBy(run) ─ RunAccountant ─ keyBy(sequence) ─ SequenceLoop ─▶ steps (the loop closes through Kafka)
- * results, records, ledger, rejected, budget-ledger ─▶ one exactly-once Kafka sink
+ * results, records, ledger, rejected, budget-ledger, teacher-feedback ─▶ one exactly-once Kafka sink
  * </pre>
  *
  * The sequence loop also reads the decoded steps (its watchdog), and the accountant composes the
- * run with the dataset's earlier runs ({@link RunContext}). With {@code mechanism.name: scheme-a}
- * the accountant (and the reducer, for votes in no release) also writes each involved teacher's
- * outcome to {@code teacher-feedback} through the same sink, and a read_committed source reads it
- * back into the vote operator's teacher-keyed input (a second loop through Kafka).
+ * run with the dataset's earlier runs ({@link RunContext}). Under an accounting mode that feeds
+ * outcomes back (scheme-a) the accountant (and the reducer, for votes in no release) writes each
+ * involved teacher's outcome to {@code teacher-feedback} through the same sink, and a
+ * read_committed source reads it back into the vote operator (a second loop through Kafka).
  */
 public final class HotPateJob {
     /**
@@ -79,393 +79,379 @@ public final class HotPateJob {
         return Math.max(Duration.ofMinutes(10).toMillis(), 20 * cfg.generation().stepDeadlineMs());
     }
 
-    public static void build(
-            StreamExecutionEnvironment env,
-            JobConfig cfg,
-            String runId,
-            Source<RawRecord, ?, ?> stepsSource,
-            Source<RawRecord, ?, ?> distributionsSource,
-            Sink<KafkaOut> sink) {
-        build(
-                env,
-                cfg,
-                runId,
-                RunContext.fresh(cfg),
-                stepsSource,
-                distributionsSource,
-                null,
-                sink,
-                UnaryOperator.identity());
-    }
-
     /**
-     * As above, with {@code voteTap} applied to each vote stream (the vote operator's and the votes
-     * made at the source) before it is combined for the reducer — the test seam through which
-     * ITCases inject a failure (identity in production).
-     */
-    public static void build(
-            StreamExecutionEnvironment env,
-            JobConfig cfg,
-            String runId,
-            Source<RawRecord, ?, ?> stepsSource,
-            Source<RawRecord, ?, ?> distributionsSource,
-            Sink<KafkaOut> sink,
-            UnaryOperator<DataStream<Vote>> voteTap) {
-        build(
-                env,
-                cfg,
-                runId,
-                RunContext.fresh(cfg),
-                stepsSource,
-                distributionsSource,
-                null,
-                sink,
-                voteTap);
-    }
-
-    /**
-     * The private records of a records run: a bounded source of the batch and the users → teachers
-     * directory the driver built from it.
-     */
-    public record RecordsInput(Source<RawRecord, ?, ?> source, UserDirectory directory) {}
-
-    /**
-     * The topology of a run whose driver drew its noise secret and composed its dataset's earlier
-     * runs ({@code run}); with {@code records} non-null, teachers are built in the job from the
-     * records.
+     * The topology of run {@code runId}, whose driver drew its noise secret and composed its
+     * dataset's earlier runs ({@code run}); {@code voteTap} is applied to each vote stream before
+     * it is combined for the reducer — the test seam through which ITCases inject a failure
+     * (identity in production).
      */
     public static void build(
             StreamExecutionEnvironment env,
             JobConfig cfg,
             String runId,
             RunContext run,
-            Source<RawRecord, ?, ?> stepsSource,
-            Source<RawRecord, ?, ?> distributionsSource,
-            RecordsInput records,
-            Sink<KafkaOut> sink,
+            JobIo io,
             UnaryOperator<DataStream<Vote>> voteTap) {
-        build(env, cfg, runId, run, stepsSource, distributionsSource, null, records, sink, voteTap);
+        new Topology(env, cfg, runId, run, io, voteTap).build();
     }
 
-    /**
-     * As above with the read_committed source of the job's own {@code teacher-feedback} topic,
-     * required for {@code mechanism.name: scheme-a} (the accountant's released outcomes back to the
-     * teacher-keyed charges) and unused otherwise.
-     */
-    public static void build(
-            StreamExecutionEnvironment env,
-            JobConfig cfg,
-            String runId,
-            RunContext run,
-            Source<RawRecord, ?, ?> stepsSource,
-            Source<RawRecord, ?, ?> distributionsSource,
-            Source<RawRecord, ?, ?> teacherFeedbackSource,
-            RecordsInput records,
-            Sink<KafkaOut> sink,
-            UnaryOperator<DataStream<Vote>> voteTap) {
-        IndividualAccounting accounting = IndividualAccounting.of(cfg);
-        boolean feedback = accounting != null && accounting.chargesOnOutcome();
-        if (feedback && teacherFeedbackSource == null) {
-            throw new IllegalArgumentException(
-                    "mechanism.name scheme-a needs the teacher-feedback source"
-                            + " (kafka.topics.teacher-feedback)");
-        }
-        JobConfig.Topics topics = cfg.kafka().topics();
-        long retention = retentionMs(cfg);
-        StepFactory factory = StepFactory.of(cfg, runId);
-        int n = cfg.ensemble().teachers();
-        JobConfig.Generation gen = cfg.generation();
+    /** The topology's streams, built in order. */
+    private static final class Topology {
+        private final StreamExecutionEnvironment env;
+        private final JobConfig cfg;
+        private final String runId;
+        private final RunContext run;
+        private final JobIo io;
+        private final UnaryOperator<DataStream<Vote>> voteTap;
+        private final JobConfig.Topics topics;
+        private final RunShape shape;
+        private final AccountingMode mode;
+        private final long retention;
+        private final Outputs outputs;
 
-        SingleOutputStreamOperator<GenerationStep> steps =
-                env.fromSource(stepsSource, WatermarkStrategy.noWatermarks(), "steps-source")
-                        .uid("steps-source")
-                        .process(
-                                new DecodeSteps(
-                                        new DecodeSteps.Settings(
-                                                factory,
-                                                gen.sequences(),
-                                                gen.maxSteps(),
-                                                gen.maxAttempts() * (gen.maxReissues() + 1))))
-                        .uid("decode-steps")
-                        .name("decode-steps");
-        double perVote = cfg.ensemble().heterogeneous() ? CoreBindings.perVoteCharge(cfg) : 0;
-        double perTeacher = cfg.ensemble().heterogeneous() ? cfg.budget().perTeacherVotes() : 0;
-        VoteOperator.Individual individual = individual(cfg, run);
-        // Without per-teacher rules no vote needs the teacher-keyed state: votes made at the source
-        // go straight to the combiner and the reducer (issue 12, "vote where the payload lands").
-        boolean votesDirect = individual == null && perTeacher == 0;
-        SingleOutputStreamOperator<Distribution> decodedDistributions =
-                env.fromSource(
-                                distributionsSource,
-                                WatermarkStrategy.noWatermarks(),
-                                "distributions-source")
-                        .uid("distributions-source")
-                        .process(
-                                new DecodeDistributions(
-                                        new DecodeDistributions.Settings(
-                                                topics.distributions(),
-                                                n,
-                                                factory,
-                                                gen.sequences(),
-                                                gen.maxSteps(),
-                                                gen.maxAttempts() * (gen.maxReissues() + 1),
-                                                cfg.sampler(),
-                                                votesDirect)))
-                        .uid("decode-distributions")
-                        .name("decode-distributions");
-
-        DataStream<Distribution> distributions = decodedDistributions;
-        SingleOutputStreamOperator<TeacherRecord> teacherRecords = null;
-        if (records != null) {
-            teacherRecords = RecordsBranch.decode(env, cfg, runId, records);
-            distributions =
-                    decodedDistributions.union(
-                            RecordsBranch.teachers(cfg, teacherRecords, steps, retention));
+        Topology(
+                StreamExecutionEnvironment env,
+                JobConfig cfg,
+                String runId,
+                RunContext run,
+                JobIo io,
+                UnaryOperator<DataStream<Vote>> voteTap) {
+            this.env = env;
+            this.cfg = cfg;
+            this.runId = runId;
+            this.run = run;
+            this.io = io;
+            this.voteTap = voteTap;
+            this.topics = cfg.kafka().topics();
+            this.shape = cfg.runShape(runId);
+            this.mode = CoreBindings.accountingMode(cfg);
+            this.retention = retentionMs(cfg);
+            this.outputs =
+                    new Outputs(
+                            topics,
+                            cfg.ledgerMode() == JobConfig.LedgerMode.KAFKA,
+                            mode.feedsOutcomesBack());
         }
 
-        DataStream<VoteOperator.Input> teacherInput =
-                distributions
-                        .map(VoteOperator.Input::of)
-                        .returns(Types.POJO(VoteOperator.Input.class))
-                        .uid("vote-input")
-                        .name("vote-input");
-        DataStream<Rejected> feedbackRejected = null;
-        if (feedback) {
-            // Scheme A: the accountant's outcomes come back through Kafka (exactly-once sink,
-            // read_committed source) to the same teacher-keyed state that holds the charges.
-            SingleOutputStreamOperator<VoteOperator.Input> decodedFeedback =
-                    env.fromSource(
-                                    teacherFeedbackSource,
-                                    WatermarkStrategy.noWatermarks(),
-                                    "teacher-feedback-source")
-                            .uid("teacher-feedback-source")
-                            .process(new DecodeTeacherFeedback(runId))
+        void build() {
+            SingleOutputStreamOperator<GenerationStep> steps =
+                    source(io.steps(), "steps-source")
+                            .process(new DecodeSteps(shape))
+                            .uid("decode-steps")
+                            .name("decode-steps");
+            outputs.rejected(steps.getSideOutput(Tags.REJECTED));
+            DataStream<VoteBatch> batches = votes(steps);
+            SingleOutputStreamOperator<ReleaseCandidate> candidates = reduce(batches, steps);
+            SingleOutputStreamOperator<StepResult> results = account(candidates);
+            loop(results, steps);
+            outputs.sinkTo(io.sink());
+        }
+
+        private DataStream<RawRecord> source(Source<RawRecord, ?, ?> source, String uid) {
+            return env.fromSource(source, WatermarkStrategy.noWatermarks(), uid).uid(uid);
+        }
+
+        /**
+         * Answers → votes: decoded and voted at the source; through the teacher-keyed vote operator
+         * (open-step check, dedupe, per-teacher accounting) or — without per-teacher rules —
+         * straight on (issue 12, "vote where the payload lands"); each vote stream gets its own
+         * combiner, chained with the operator that makes its votes.
+         */
+        private DataStream<VoteBatch> votes(SingleOutputStreamOperator<GenerationStep> steps) {
+            DecodeDistributions.Settings answers =
+                    new DecodeDistributions.Settings(
+                            topics.name(Topic.DISTRIBUTIONS),
+                            cfg.ensemble().teachers(),
+                            shape,
+                            cfg.sampler().name(),
+                            !mode.keepsAccounts());
+            SingleOutputStreamOperator<Vote> decoded =
+                    source(io.distributions(), "distributions-source")
+                            .process(new DecodeDistributions(answers))
+                            .uid("decode-distributions")
+                            .name("decode-distributions");
+            outputs.rejected(decoded.getSideOutput(Tags.REJECTED));
+            DataStream<Vote> answered =
+                    io.records().isEmpty()
+                            ? decoded
+                            : decoded.union(recordsTeacherVotes(steps, answers));
+            DataStream<VoteOperator.Input> teacherInput =
+                    answered.map(VoteOperator.Input::of)
                             .returns(Types.POJO(VoteOperator.Input.class))
-                            .uid("decode-teacher-feedback")
-                            .name("decode-teacher-feedback");
-            teacherInput = teacherInput.union(decodedFeedback);
-            feedbackRejected = decodedFeedback.getSideOutput(Tags.REJECTED);
+                            .uid("vote-input")
+                            .name("vote-input");
+            if (mode.feedsOutcomesBack()) {
+                SingleOutputStreamOperator<VoteOperator.Input> feedback =
+                        source(io.teacherFeedback(), "teacher-feedback-source")
+                                .process(new DecodeTeacherFeedback(runId))
+                                .returns(Types.POJO(VoteOperator.Input.class))
+                                .uid("decode-teacher-feedback")
+                                .name("decode-teacher-feedback");
+                outputs.rejected(feedback.getSideOutput(Tags.REJECTED));
+                teacherInput = teacherInput.union(feedback);
+            }
+            SingleOutputStreamOperator<Vote> votes =
+                    teacherInput
+                            .keyBy(VoteOperator.Input::teacherId, Types.LONG)
+                            .connect(steps.broadcast(VoteOperator.OPEN_STEPS))
+                            .process(new VoteOperator(voteSettings()))
+                            .uid("vote")
+                            .name("vote");
+            outputs.ledger(votes.getSideOutput(Tags.LEDGER));
+            outputs.rejected(votes.getSideOutput(Tags.REJECTED));
+            outputs.teacherSpending(votes.getSideOutput(Tags.TEACHER_LEDGER));
+            return combine(votes, "combine-votes")
+                    .union(
+                            combine(
+                                    decoded.getSideOutput(Tags.SOURCE_VOTES),
+                                    "combine-source-votes"));
         }
 
-        BroadcastStream<GenerationStep> broadcastSteps = steps.broadcast(VoteOperator.OPEN_STEPS);
-        SingleOutputStreamOperator<Vote> votes =
-                teacherInput
-                        .keyBy(VoteOperator.Input::teacherId, Types.LONG)
-                        .connect(broadcastSteps)
-                        .process(
-                                new VoteOperator(
-                                        new VoteOperator.Settings(
-                                                topics.distributions(),
-                                                n,
-                                                cfg.generation().stepDeadlineMs(),
-                                                retention,
-                                                perTeacher,
-                                                perVote,
-                                                cfg.sampler(),
-                                                individual)))
-                        .uid("vote")
-                        .name("vote");
-
-        // Each vote stream gets its own combiner, chained with the operator that makes its votes
-        // (a combiner behind a union would have two inputs and could not be chained); a test tap
-        // is applied to each vote stream.
-        DataStream<Vote> sourceVotes = decodedDistributions.getSideOutput(Tags.SOURCE_VOTES);
-        DataStream<VoteBatch> batches =
-                combine(voteTap.apply(votes), "combine-votes")
-                        .union(combine(voteTap.apply(sourceVotes), "combine-source-votes"));
-
-        SingleOutputStreamOperator<ReleaseCandidate> candidates =
-                batches.keyBy(VoteBatch::stepKey, Types.STRING)
-                        .connect(steps.keyBy(GenerationStep::stepKey, Types.STRING))
-                        .process(
-                                new StepReducer(
-                                        new StepReducer.Settings(
-                                                topics.distributions(),
-                                                n,
-                                                cfg.ensemble().effectiveVocabulary(),
-                                                cfg.generation().stepDeadlineMs(),
-                                                retention,
-                                                cfg.mechanism(),
-                                                cfg.minTeachers(),
-                                                run.noiseSecret(),
-                                                accounting,
-                                                cfg.sampler().seed())))
-                        .uid("reduce")
-                        .name("reduce");
-
-        SingleOutputStreamOperator<StepResult> results =
-                candidates
-                        .keyBy(ReleaseCandidate::runId, Types.STRING)
-                        .process(
-                                new RunAccountant(
-                                        new RunAccountant.Settings(
-                                                cfg.budget(),
-                                                run.prior(),
-                                                cfg.isPrivate(),
-                                                cfg.mechanism().name(),
-                                                cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL
-                                                        ? cfg.ledgerDir().toString()
-                                                        : null,
-                                                feedback)))
-                        .uid("accountant")
-                        .name("accountant");
-
-        SingleOutputStreamOperator<GenerationStep> next =
-                results.keyBy(StepResult::sequenceKey, Types.STRING)
-                        .connect(steps.keyBy(GenerationStep::sequenceKey, Types.STRING))
-                        .process(
-                                new SequenceLoop(
-                                        cfg.generation(),
-                                        cfg.ensemble(),
-                                        factory,
-                                        retention,
-                                        cfg.watchdogMs(),
-                                        SequenceText.of(cfg)))
-                        .uid("sequence-loop")
-                        .name("sequence-loop");
-
-        int first = Math.min(cfg.generation().concurrency(), cfg.generation().sequences());
-        DataStream<GenerationStep> starts =
-                env.fromSequence(0, first - 1)
-                        .uid("start-sequences")
-                        .name("start-sequences")
-                        .map(id -> factory.step(id, 0, 0, new int[0], System.currentTimeMillis()))
-                        .returns(Types.POJO(GenerationStep.class))
-                        .uid("first-steps")
-                        .name("first-steps");
-
-        DataStream<KafkaOut> out =
-                next.union(starts)
-                        .map(
-                                s ->
-                                        new KafkaOut(
-                                                topics.steps(),
-                                                utf8(s.sequenceKey()),
-                                                AvroWire.encode(s)))
-                        .returns(Types.POJO(KafkaOut.class))
-                        .uid("encode-steps")
-                        .name("encode-steps")
-                        .union(
-                                results.map(
-                                                r ->
-                                                        new KafkaOut(
-                                                                topics.results(),
-                                                                utf8(r.sequenceKey()),
-                                                                AvroWire.encode(r)))
-                                        .returns(Types.POJO(KafkaOut.class))
-                                        .uid("encode-results")
-                                        .name("encode-results"),
-                                next.getSideOutput(Tags.RECORDS)
-                                        .map(
-                                                r ->
-                                                        new KafkaOut(
-                                                                topics.records(),
-                                                                utf8(r.runId()),
-                                                                AvroWire.encode(r)))
-                                        .returns(Types.POJO(KafkaOut.class))
-                                        .uid("encode-records")
-                                        .name("encode-records"),
-                                results.getSideOutput(Tags.LEDGER)
-                                        .union(
-                                                votes.getSideOutput(Tags.LEDGER),
-                                                candidates.getSideOutput(Tags.LEDGER))
-                                        .map(
-                                                e ->
-                                                        new KafkaOut(
-                                                                topics.ledger(),
-                                                                utf8(e.runId()),
-                                                                AvroWire.encode(e)))
-                                        .returns(Types.POJO(KafkaOut.class))
-                                        .uid("encode-ledger")
-                                        .name("encode-ledger"),
-                                withFeedbackRejected(
-                                                RecordsBranch.rejected(
-                                                        teacherRecords,
-                                                        steps.getSideOutput(Tags.REJECTED)),
-                                                feedbackRejected)
-                                        .union(
-                                                decodedDistributions.getSideOutput(Tags.REJECTED),
-                                                votes.getSideOutput(Tags.REJECTED),
-                                                candidates.getSideOutput(Tags.REJECTED),
-                                                results.getSideOutput(Tags.REJECTED))
-                                        .map(new JobMetrics.EncodeRejected(topics.rejected()))
-                                        .returns(Types.POJO(KafkaOut.class))
-                                        .uid("encode-rejected")
-                                        .name("encode-rejected"));
-        if (cfg.ledgerMode() == JobConfig.LedgerMode.KAFKA) {
-            // Same sink, same transaction as the releases the entry covers (write-ahead).
-            out =
-                    out.union(
-                            results.getSideOutput(Tags.BUDGET_LEDGER)
-                                    .map(
-                                            r ->
-                                                    new KafkaOut(
-                                                            topics.budgetLedger(),
-                                                            utf8(r.key()),
-                                                            AvroWire.encode(r)))
-                                    .returns(Types.POJO(KafkaOut.class))
-                                    .uid("encode-budget-ledger")
-                                    .name("encode-budget-ledger"),
-                            votes.getSideOutput(Tags.TEACHER_LEDGER)
-                                    .map(
-                                            t ->
-                                                    new KafkaOut(
-                                                            topics.budgetLedger(),
-                                                            utf8(t.key()),
-                                                            AvroWire.encode(t)))
-                                    .returns(Types.POJO(KafkaOut.class))
-                                    .uid("encode-teacher-ledger")
-                                    .name("encode-teacher-ledger"));
+        /** Records runs: the teachers built from private records answer in the job. */
+        private DataStream<Vote> recordsTeacherVotes(
+                DataStream<GenerationStep> steps, DecodeDistributions.Settings answers) {
+            SingleOutputStreamOperator<TeacherRecord> records =
+                    RecordsBranch.decode(env, cfg, runId, io.records().get());
+            outputs.rejected(records.getSideOutput(Tags.REJECTED));
+            SingleOutputStreamOperator<Vote> votes =
+                    RecordsBranch.teachers(cfg, records, steps, retention)
+                            .process(new VoteAnswers(answers))
+                            .uid("vote-answers")
+                            .name("vote-answers");
+            outputs.rejected(votes.getSideOutput(Tags.REJECTED));
+            return votes;
         }
-        if (feedback) {
-            // Same sink, same transaction as the release the outcome belongs to (the reducer adds
-            // the uncharged resolutions of votes that are in no release).
-            out =
-                    out.union(
-                            results.getSideOutput(Tags.TEACHER_FEEDBACK)
-                                    .union(candidates.getSideOutput(Tags.TEACHER_FEEDBACK))
-                                    .map(
-                                            f ->
-                                                    new KafkaOut(
-                                                            topics.teacherFeedback(),
-                                                            utf8(Long.toString(f.teacherId())),
-                                                            AvroWire.encode(f)))
-                                    .returns(Types.POJO(KafkaOut.class))
-                                    .uid("encode-teacher-feedback")
-                                    .name("encode-teacher-feedback"));
+
+        private VoteOperator.Settings voteSettings() {
+            return new VoteOperator.Settings(
+                    topics.name(Topic.DISTRIBUTIONS),
+                    cfg.generation().stepDeadlineMs(),
+                    retention,
+                    mode,
+                    cfg.datasetId(),
+                    run.teacherCharges(),
+                    localLedgerDir());
         }
-        out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
-    }
 
-    private static DataStream<Rejected> withFeedbackRejected(
-            DataStream<Rejected> rejected, DataStream<Rejected> feedbackRejected) {
-        return feedbackRejected == null ? rejected : rejected.union(feedbackRejected);
-    }
-
-    private static DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {
-        return votes.transform(
-                        uid,
-                        TypeInformation.of(VoteBatch.class),
-                        new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
-                .uid(uid)
-                .name(uid);
-    }
-
-    /** The vote operator's per-teacher accounting (scheme-a/scheme-b), or null. */
-    private static VoteOperator.Individual individual(JobConfig cfg, RunContext run) {
-        IndividualAccounting acc = IndividualAccounting.of(cfg);
-        if (acc == null) {
-            return null;
+        private DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {
+            return voteTap.apply(votes)
+                    .transform(
+                            uid,
+                            TypeInformation.of(VoteBatch.class),
+                            new VoteCombiner(COMBINER_MAX_BATCH, COMBINER_FLUSH_MS))
+                    .uid(uid)
+                    .name(uid);
         }
-        return new VoteOperator.Individual(
-                acc,
-                run.teacherCharges(),
-                cfg.datasetId(),
-                cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL ? cfg.ledgerDir().toString() : null);
+
+        /** Votes and steps keyed by step → release candidates (or abandoned steps). */
+        private SingleOutputStreamOperator<ReleaseCandidate> reduce(
+                DataStream<VoteBatch> batches, DataStream<GenerationStep> steps) {
+            SingleOutputStreamOperator<ReleaseCandidate> candidates =
+                    batches.keyBy((VoteBatch b) -> StepId.keyOf(b), Types.STRING)
+                            .connect(
+                                    steps.keyBy(
+                                            (GenerationStep s) -> StepId.keyOf(s), Types.STRING))
+                            .process(
+                                    new StepReducer(
+                                            new StepReducer.Settings(
+                                                    topics.name(Topic.DISTRIBUTIONS),
+                                                    shape,
+                                                    cfg.ensemble().teachers(),
+                                                    cfg.minTeachers(),
+                                                    retention,
+                                                    cfg.mechanism(),
+                                                    mode,
+                                                    run.noiseSecret())))
+                            .uid("reduce")
+                            .name("reduce");
+            outputs.ledger(candidates.getSideOutput(Tags.LEDGER));
+            outputs.rejected(candidates.getSideOutput(Tags.REJECTED));
+            outputs.teacherFeedback(candidates.getSideOutput(Tags.TEACHER_FEEDBACK));
+            return candidates;
+        }
+
+        /** Candidates keyed by run → charged results (charge before emit). */
+        private SingleOutputStreamOperator<StepResult> account(
+                DataStream<ReleaseCandidate> candidates) {
+            SingleOutputStreamOperator<StepResult> results =
+                    candidates
+                            .keyBy(ReleaseCandidate::runId, Types.STRING)
+                            .process(
+                                    new RunAccountant(
+                                            new RunAccountant.Settings(
+                                                    cfg.budget().terms(),
+                                                    run.prior(),
+                                                    CoreBindings.worstCaseEvent(cfg),
+                                                    cfg.isPrivate(),
+                                                    mode,
+                                                    localLedgerDir())))
+                            .uid("accountant")
+                            .name("accountant");
+            outputs.results(results);
+            outputs.ledger(results.getSideOutput(Tags.LEDGER));
+            outputs.rejected(results.getSideOutput(Tags.REJECTED));
+            outputs.budgetLedger(results.getSideOutput(Tags.BUDGET_LEDGER));
+            outputs.teacherFeedback(results.getSideOutput(Tags.TEACHER_FEEDBACK));
+            return results;
+        }
+
+        /** Results keyed by sequence → the next steps; the first steps of the run start it. */
+        private void loop(DataStream<StepResult> results, DataStream<GenerationStep> steps) {
+            StepFactory factory = StepFactory.of(cfg, runId);
+            JobConfig.Generation gen = cfg.generation();
+            SingleOutputStreamOperator<GenerationStep> next =
+                    results.keyBy(r -> SequenceId.keyOf(r.runId(), r.sequenceId()), Types.STRING)
+                            .connect(
+                                    steps.keyBy(
+                                            s -> SequenceId.keyOf(s.runId(), s.sequenceId()),
+                                            Types.STRING))
+                            .process(
+                                    new SequenceLoop(
+                                            new SequenceLoop.Settings(
+                                                    factory,
+                                                    cfg.sequencePolicy(),
+                                                    retention,
+                                                    cfg.watchdogMs(),
+                                                    SequenceText.of(cfg),
+                                                    gen.stopToken(),
+                                                    CoreBindings.publicModel(cfg.ensemble()))))
+                            .uid("sequence-loop")
+                            .name("sequence-loop");
+            int first = Math.min(gen.concurrency(), gen.sequences());
+            DataStream<GenerationStep> starts =
+                    env.fromSequence(0, first - 1)
+                            .uid("start-sequences")
+                            .name("start-sequences")
+                            .map(
+                                    id ->
+                                            factory.step(
+                                                    id,
+                                                    0,
+                                                    0,
+                                                    new int[0],
+                                                    System.currentTimeMillis()))
+                            .returns(Types.POJO(GenerationStep.class))
+                            .uid("first-steps")
+                            .name("first-steps");
+            outputs.steps(next.union(starts));
+            outputs.records(next.getSideOutput(Tags.RECORDS));
+        }
+
+        /** The local ledger directory, or null when the ledger is the Kafka topic. */
+        private String localLedgerDir() {
+            return cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL
+                    ? cfg.ledgerDir().toString()
+                    : null;
+        }
     }
 
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+    /**
+     * Every output of the job, gathered per topic and encoded to the one exactly-once sink ({@link
+     * Topic#out}): outputs of one checkpoint commit in one transaction, so a release, its charge,
+     * its durable ledger entry and its scheme-a feedback are visible together or not at all.
+     */
+    private static final class Outputs {
+        private final JobConfig.Topics topics;
+        private final boolean kafkaLedger;
+        private final boolean feedback;
+        private DataStream<GenerationStep> steps;
+        private DataStream<StepResult> results;
+        private DataStream<org.hotpate.model.SyntheticRecord> records;
+        private DataStream<org.hotpate.model.LedgerEntry> ledger;
+        private DataStream<Rejected> rejected;
+        private DataStream<org.hotpate.model.BudgetRecord> budgetLedger;
+        private DataStream<org.hotpate.model.TeacherSpend> teacherSpending;
+        private DataStream<org.hotpate.model.TeacherFeedback> teacherFeedback;
+
+        /**
+         * {@code kafkaLedger}: the durable ledger is the Kafka topic (not local files); {@code
+         * feedback}: the accounting mode feeds outcomes back to the teachers.
+         */
+        Outputs(JobConfig.Topics topics, boolean kafkaLedger, boolean feedback) {
+            this.topics = topics;
+            this.kafkaLedger = kafkaLedger;
+            this.feedback = feedback;
+        }
+
+        void steps(DataStream<GenerationStep> s) {
+            steps = union(steps, s);
+        }
+
+        void results(DataStream<StepResult> s) {
+            results = union(results, s);
+        }
+
+        void records(DataStream<org.hotpate.model.SyntheticRecord> s) {
+            records = union(records, s);
+        }
+
+        void ledger(DataStream<org.hotpate.model.LedgerEntry> s) {
+            ledger = union(ledger, s);
+        }
+
+        void rejected(DataStream<Rejected> s) {
+            rejected = union(rejected, s);
+        }
+
+        void budgetLedger(DataStream<org.hotpate.model.BudgetRecord> s) {
+            budgetLedger = union(budgetLedger, s);
+        }
+
+        void teacherSpending(DataStream<org.hotpate.model.TeacherSpend> s) {
+            teacherSpending = union(teacherSpending, s);
+        }
+
+        void teacherFeedback(DataStream<org.hotpate.model.TeacherFeedback> s) {
+            teacherFeedback = union(teacherFeedback, s);
+        }
+
+        private static <T> DataStream<T> union(DataStream<T> all, DataStream<T> more) {
+            return all == null ? more : all.union(more);
+        }
+
+        void sinkTo(org.apache.flink.api.connector.sink2.Sink<KafkaOut> sink) {
+            DataStream<KafkaOut> out =
+                    encode(steps, Topic.STEPS, "encode-steps")
+                            .union(
+                                    encode(results, Topic.RESULTS, "encode-results"),
+                                    encode(records, Topic.RECORDS, "encode-records"),
+                                    encode(ledger, Topic.LEDGER, "encode-ledger"),
+                                    rejected.map(
+                                                    new JobMetrics.EncodeRejected(
+                                                            topics.name(Topic.REJECTED)))
+                                            .returns(Types.POJO(KafkaOut.class))
+                                            .uid("encode-rejected")
+                                            .name("encode-rejected"));
+            if (kafkaLedger) {
+                // Same transaction as the releases the entry covers (write-ahead).
+                out =
+                        out.union(
+                                encode(budgetLedger, Topic.BUDGET_LEDGER, "encode-budget-ledger"),
+                                encode(
+                                        teacherSpending,
+                                        Topic.TEACHER_SPENDING,
+                                        "encode-teacher-ledger"));
+            }
+            if (feedback) {
+                // Same transaction as the release the outcome belongs to (the reducer adds the
+                // uncharged resolutions of votes that are in no release).
+                out =
+                        out.union(
+                                encode(
+                                        teacherFeedback,
+                                        Topic.TEACHER_FEEDBACK,
+                                        "encode-teacher-feedback"));
+            }
+            out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+        }
+
+        private <T> DataStream<KafkaOut> encode(DataStream<T> s, Topic<T> topic, String uid) {
+            String name = topics.name(topic);
+            return s.map(r -> topic.out(name, r))
+                    .returns(Types.POJO(KafkaOut.class))
+                    .uid(uid)
+                    .name(uid);
+        }
     }
 
     /**

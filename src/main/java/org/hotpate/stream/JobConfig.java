@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.generation.FailPolicy;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.teachers.SimulatedTeachers;
 
@@ -239,6 +240,33 @@ public record JobConfig(
         return java.nio.file.Path.of(d).toAbsolutePath();
     }
 
+    /**
+     * The public shape of run {@code runId} of this spec: ensemble, run seed, vocabulary, step
+     * deadline and the bounds of its steps (attempts per position count the watchdog's re-issues).
+     */
+    public org.hotpate.protocol.RunShape runShape(String runId) {
+        return new org.hotpate.protocol.RunShape(
+                runId,
+                ensemble.id(),
+                sampler.seed(),
+                ensemble.effectiveVocabulary(),
+                generation.stepDeadlineMs(),
+                generation.sequences(),
+                generation.maxSteps(),
+                generation.maxAttempts() * (generation.maxReissues() + 1));
+    }
+
+    /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */
+    public org.hotpate.protocol.SequenceProgress.Policy sequencePolicy() {
+        return new org.hotpate.protocol.SequenceProgress.Policy(
+                generation.onFail(),
+                generation.maxAttempts(),
+                generation.maxSteps(),
+                generation.maxReissues(),
+                generation.concurrency(),
+                generation.sequences());
+    }
+
     /** {@code generation.min-teachers}, default ceil(n/2). */
     public int minTeachers() {
         int n = ensemble.teachers();
@@ -264,12 +292,6 @@ public record JobConfig(
         TOP_K_LOGITS,
         MODEL_VOTE,
         RAW_SAMPLES
-    }
-
-    public enum FailPolicy {
-        RESAMPLE,
-        FALLBACK,
-        STOP
     }
 
     /**
@@ -406,6 +428,11 @@ public record JobConfig(
                             + perTeacherDelta);
         }
 
+        /** The run's ensemble budget terms: ε, δ and the dataset's ε over all runs. */
+        public org.hotpate.protocol.BudgetTerms terms() {
+            return new org.hotpate.protocol.BudgetTerms(epsilon, delta, datasetEpsilon);
+        }
+
         /** The per-teacher target δ: {@code budget.per-teacher-delta}, default {@code delta}. */
         public double targetTeacherDelta() {
             return perTeacherDelta > 0 ? perTeacherDelta : delta;
@@ -486,51 +513,35 @@ public record JobConfig(
     }
 
     /**
-     * Topic names used by the job and the teacher workers. Public: results, records (and steps,
-     * distributions as inputs); operator-only: ledger, rejected, budgetLedger, teacherFeedback
-     * (threat model). {@code teacherFeedback} is written and read by the job only (scheme-a: the
-     * accountant's released outcome back to the teachers' keyed state).
+     * The topic names of a run, by {@link Topic} id ({@code kafka.topics.<id>}; every id of {@link
+     * Topic#ALL} has one). Public: results, records (and steps, distributions as inputs);
+     * operator-only: the others (threat model).
      */
-    public record Topics(
-            String steps,
-            String distributions,
-            String results,
-            String records,
-            String ledger,
-            String rejected,
-            String budgetLedger,
-            String teacherFeedback)
-            implements Serializable {
-
-        /** The seven job topics with the default teacher-feedback topic. */
-        public Topics(
-                String steps,
-                String distributions,
-                String results,
-                String records,
-                String ledger,
-                String rejected,
-                String budgetLedger) {
-            this(
-                    steps,
-                    distributions,
-                    results,
-                    records,
-                    ledger,
-                    rejected,
-                    budgetLedger,
-                    "hotpate.teacher-feedback");
+    public record Topics(Map<String, String> names) implements Serializable {
+        public Topics {
+            names = Map.copyOf(names);
+            for (Topic<?> t : Topic.ALL) {
+                checkArgument(
+                        names.containsKey(t.id()) && !names.get(t.id()).isBlank(),
+                        t.optionKey() + " must not be empty");
+            }
         }
 
-        /** The six job topics with the default budget-ledger topic. */
-        public Topics(
-                String steps,
-                String distributions,
-                String results,
-                String records,
-                String ledger,
-                String rejected) {
-            this(steps, distributions, results, records, ledger, rejected, "hotpate.budget-ledger");
+        /** Every topic under its default name {@code hotpate.<id>}. */
+        public static Topics defaults() {
+            Map<String, String> m = new TreeMap<>();
+            Topic.ALL.forEach(t -> m.put(t.id(), t.defaultName()));
+            return new Topics(m);
+        }
+
+        /** The name of {@code topic} in this run. */
+        public String name(Topic<?> topic) {
+            return names.get(topic.id());
+        }
+
+        /** The names of {@code topics} in this run. */
+        public java.util.List<String> names(java.util.List<Topic<?>> topics) {
+            return topics.stream().map(this::name).toList();
         }
     }
 

@@ -472,7 +472,7 @@ public final class JobSpec {
                                     v.i("generation.concurrency"),
                                     v.i("generation.max-steps"),
                                     v.i("generation.stop-token"),
-                                    JobConfig.FailPolicy.valueOf(
+                                    org.hotpate.core.generation.FailPolicy.valueOf(
                                             enumName(v.str("generation.on-fail"))),
                                     v.i("generation.max-attempts"),
                                     v.l("generation.step-deadline-ms"),
@@ -483,15 +483,7 @@ public final class JobSpec {
                                     v.str("kafka.mode").equals("embedded"),
                                     v.str("kafka.bootstrap"),
                                     v.i("kafka.partitions"),
-                                    new JobConfig.Topics(
-                                            v.str("kafka.topics.steps"),
-                                            v.str("kafka.topics.distributions"),
-                                            v.str("kafka.topics.results"),
-                                            v.str("kafka.topics.records"),
-                                            v.str("kafka.topics.ledger"),
-                                            v.str("kafka.topics.rejected"),
-                                            v.str("kafka.topics.budget-ledger"),
-                                            v.str("kafka.topics.teacher-feedback")),
+                                    topics(v),
                                     v.l("kafka.transaction-timeout-ms"),
                                     new JobConfig.Security(
                                             v.str("kafka.security-protocol"),
@@ -515,6 +507,14 @@ public final class JobSpec {
         } catch (IllegalArgumentException e) {
             throw new SpecException(e.getMessage());
         }
+    }
+
+    private static JobConfig.Topics topics(Values v) {
+        Map<String, String> names = new TreeMap<>();
+        for (Topic<?> t : Topic.ALL) {
+            names.put(t.id(), v.str(t.optionKey()));
+        }
+        return new JobConfig.Topics(names);
     }
 
     /** Keys that accept YAML's {@code .inf} (no limit). */

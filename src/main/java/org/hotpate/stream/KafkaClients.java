@@ -73,17 +73,16 @@ public final class KafkaClients {
         return KafkaIo.clientProperties(bootstrap, p);
     }
 
-    /** The topics of a spec in the ACL layout's terms. */
+    /** The topics of a spec in the ACL layout's terms ({@link Topic#JOB_TOPICS}). */
     public static KafkaAcls.Topics aclTopics(JobConfig cfg) {
         JobConfig.Topics t = cfg.kafka().topics();
         return new KafkaAcls.Topics(
-                t.steps(),
-                t.distributions(),
-                t.results(),
-                t.records(),
-                t.ledger(),
-                t.rejected(),
-                t.budgetLedger(),
-                t.teacherFeedback());
+                t.names(
+                        Topic.JOB_TOPICS.stream()
+                                .filter(x -> x.writer() == Topic.Writer.JOB)
+                                .toList()),
+                t.names(Topic.JOB_TOPICS),
+                t.name(Topic.STEPS),
+                t.name(Topic.DISTRIBUTIONS));
     }
 }

@@ -10,14 +10,12 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
-import org.hotpate.model.Rejected;
 import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.stream.ops.DecodeRecords;
 import org.hotpate.stream.ops.HttpTeacherFunction;
 import org.hotpate.stream.ops.HttpTeacherOperator;
 import org.hotpate.stream.ops.NgramTeacherOperator;
-import org.hotpate.stream.ops.Tags;
 import org.hotpate.stream.ops.TeacherGate;
 
 /**
@@ -27,7 +25,7 @@ import org.hotpate.stream.ops.TeacherGate;
  * records (bounded) ─ decode, validate, user → teacher, tokenize ─┐
  * markers 0..n-1 (bounded) ───────────────────────────────────────┴ keyBy(teacher) ─┐
  * steps ─ constant READY watermark ─ broadcast ─────────────────── NgramTeacherOperator
- *   ─▶ SPARSE distributions, unioned with the decoded Kafka distributions before keyBy(teacher) ─▶ vote
+ *   ─▶ SPARSE distributions ─▶ the answer rule (VoteAnswers) ─▶ votes, with the decoded Kafka votes ─▶ vote
  * </pre>
  *
  * <p>The markers make every teacher exist (a homogeneous group that no user hashes to abstains
@@ -40,7 +38,7 @@ final class RecordsBranch {
             StreamExecutionEnvironment env,
             JobConfig cfg,
             String runId,
-            HotPateJob.RecordsInput records) {
+            JobIo.RecordsInput records) {
         return env.fromSource(records.source(), WatermarkStrategy.noWatermarks(), "records-source")
                 .uid("records-source")
                 .process(
@@ -130,11 +128,5 @@ final class RecordsBranch {
                         t.concurrency())
                 .uid("http-teachers")
                 .name("http-teachers");
-    }
-
-    /** The records branch's dead letters joined to {@code others} (others alone without it). */
-    static DataStream<Rejected> rejected(
-            SingleOutputStreamOperator<TeacherRecord> records, DataStream<Rejected> others) {
-        return records == null ? others : others.union(records.getSideOutput(Tags.REJECTED));
     }
 }

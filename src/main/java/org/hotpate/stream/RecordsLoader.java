@@ -77,7 +77,7 @@ public final class RecordsLoader {
         String topic = rc.topic();
         KafkaIo.createTopics(
                 bootstrap,
-                List.of(topic, cfg.kafka().topics().rejected()),
+                List.of(topic, cfg.kafka().topics().name(Topic.REJECTED)),
                 cfg.kafka().partitions());
         RecordValidator validator = new RecordValidator(rc.fields());
         String sourceId = null;
@@ -234,7 +234,7 @@ public final class RecordsLoader {
                                             : java.util.Arrays.copyOf(bytes, 4096);
                             prod.send(
                                     new ProducerRecord<>(
-                                            cfg.kafka().topics().rejected(),
+                                            cfg.kafka().topics().name(Topic.REJECTED),
                                             null,
                                             AvroWire.encode(
                                                     new Rejected(

@@ -197,7 +197,7 @@ public final class RecordsSpec {
         if (!c.ensemble().fromRecords()) {
             return c;
         }
-        if (c.generation().onFail() == JobConfig.FailPolicy.FALLBACK) {
+        if (c.generation().onFail() == org.hotpate.core.generation.FailPolicy.FALLBACK) {
             throw new JobSpec.SpecException(
                     "generation.on-fail: fallback needs a simulated ensemble's public model; records"
                             + " runs use resample or stop");

@@ -2,6 +2,7 @@ package org.hotpate.stream;
 
 import java.io.Serializable;
 import org.hotpate.core.noise.KeyedNoiseSource;
+import org.hotpate.protocol.DatasetPrior;
 
 /**
  * What the driver hands a run's job besides its config: the secret that keys the run's DP noise (32
@@ -11,7 +12,7 @@ import org.hotpate.core.noise.KeyedNoiseSource;
  * (docs/threat-model.md). {@link #toString()} never prints the secret.
  */
 public record RunContext(
-        byte[] noiseSecret, Budgets.Prior prior, java.util.Map<Long, Long> teacherCharges)
+        byte[] noiseSecret, DatasetPrior prior, java.util.Map<Long, Long> teacherCharges)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -23,7 +24,7 @@ public record RunContext(
     }
 
     /** Without per-teacher spending from earlier runs. */
-    public RunContext(byte[] noiseSecret, Budgets.Prior prior) {
+    public RunContext(byte[] noiseSecret, DatasetPrior prior) {
         this(noiseSecret, prior, java.util.Map.of());
     }
 
@@ -37,11 +38,11 @@ public record RunContext(
 
     /** A fresh secret and no earlier runs (tests; a dataset seen for the first time). */
     public static RunContext fresh(JobConfig cfg) {
-        return new RunContext(KeyedNoiseSource.newSecret(), Budgets.Prior.empty(cfg.datasetId()));
+        return new RunContext(KeyedNoiseSource.newSecret(), DatasetPrior.empty(cfg.datasetId()));
     }
 
     /** A fresh secret with the given prior. */
-    public static RunContext of(Budgets.Prior prior) {
+    public static RunContext of(DatasetPrior prior) {
         return new RunContext(KeyedNoiseSource.newSecret(), prior);
     }
 

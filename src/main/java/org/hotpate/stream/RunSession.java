@@ -1,9 +1,7 @@
 package org.hotpate.stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -12,14 +10,13 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -31,25 +28,17 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.hotpate.core.accounting.IndividualSchemes;
-import org.hotpate.core.accounting.SchemeAStep;
-import org.hotpate.core.sampling.Samplers;
-import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaAcls;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.LedgerEntry;
-import org.hotpate.model.Outcome;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
-import org.hotpate.teachers.TeacherAnswers;
+import org.hotpate.protocol.DatasetPrior;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
@@ -74,7 +63,7 @@ public final class RunSession implements AutoCloseable {
     private final Properties client; // the job principal's Kafka client settings
     private final UnaryOperator<String> secrets;
     private DatasetLedger datasetLedger;
-    private Budgets.Prior prior;
+    private DatasetPrior prior;
     private final Resume resume;
     private volatile boolean stopRequested;
     private boolean closed;
@@ -82,17 +71,11 @@ public final class RunSession implements AutoCloseable {
     private Thread workerThread;
     private JobClient job;
     private volatile long submittedMs;
-    private volatile long firstResultMs;
     private long distributionsAtStart;
     private Path flinkTmp;
 
-    // What the read_committed follower has seen.
-    private final Map<String, StepResult> results = new TreeMap<>();
-    private final List<StepResult> duplicateResults = new ArrayList<>();
-    private final Map<Long, SyntheticRecord> records = new TreeMap<>();
-    private final List<LedgerEntry> ledger = new ArrayList<>();
-    private final List<Rejected> rejected = new ArrayList<>();
-    private final Set<String> seen = new HashSet<>();
+    private final RunOutcome outcome;
+    private final RunFollower follower;
 
     private RunSession(
             JobConfig cfg,
@@ -111,6 +94,12 @@ public final class RunSession implements AutoCloseable {
         this.startMs = resume != null ? resume.metadata().startMs() : System.currentTimeMillis();
         this.secrets = secrets;
         this.client = KafkaClients.job(cfg, bootstrap, secrets);
+        this.outcome =
+                new RunOutcome(
+                        cfg.generation().sequences(),
+                        cfg.generation().concurrency(),
+                        CoreBindings.accountingMode(cfg).feedsOutcomesBack());
+        this.follower = new RunFollower(cfg, runId, startMs, client, outcome);
     }
 
     /**
@@ -176,7 +165,7 @@ public final class RunSession implements AutoCloseable {
             throws Exception {
         String runId = resume != null ? resume.metadata().runId() : newRunId(cfg);
         DatasetLedger local = null;
-        Budgets.Prior localPrior = null;
+        DatasetPrior localPrior = null;
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
             // Before anything starts: a run with no room left exits here.
             local = DatasetLedger.open(cfg, null);
@@ -273,28 +262,18 @@ public final class RunSession implements AutoCloseable {
             datasetLedger.requireRoom(prior);
         }
         KafkaIo.createTopics(
-                client,
-                List.of(
-                        t.steps(),
-                        t.distributions(),
-                        t.results(),
-                        t.records(),
-                        t.ledger(),
-                        t.rejected(),
-                        t.teacherFeedback()),
-                cfg.kafka().partitions(),
-                Map.of());
+                client, t.names(Topic.CREATED_WITH_RUN), cfg.kafka().partitions(), Map.of());
         distributionsAtStart =
                 resume != null && resume.metadata().distributionsAtStart() > 0
                         ? resume.metadata().distributionsAtStart()
-                        : endOffsets(t.distributions());
+                        : endOffsets(t.name(Topic.DISTRIBUTIONS));
         if (cfg.ensemble().source() == JobConfig.TeacherSource.PLANET_Z
                 || cfg.ensemble().source() == JobConfig.TeacherSource.ALPHA_MIXTURE) {
             worker =
                     new TeacherWorker(
-                            workerSettings(
+                            TeacherWorker.settings(
                                     cfg, bootstrap, runId, 0, cfg.ensemble().teachers(), secrets),
-                            answers(cfg, cfg.ensemble()));
+                            TeacherWorker.answers(cfg, cfg.ensemble()));
             workerThread = new Thread(worker, "teacher-worker");
             workerThread.setDaemon(true);
             workerThread.start();
@@ -305,32 +284,23 @@ public final class RunSession implements AutoCloseable {
                 cfg,
                 runId,
                 RunContext.of(prior).withTeacherCharges(datasetLedger.teacherCharges()),
-                KafkaIo.rawSource(
-                        bootstrap, t.steps(), "hotpate-job-" + runId, startMs - 1000, client),
-                KafkaIo.rawSource(
+                JobIo.kafka(
+                        cfg,
                         bootstrap,
-                        t.distributions(),
-                        "hotpate-job-" + runId,
+                        runId,
                         startMs - 1000,
-                        client),
-                KafkaIo.rawSource(
-                        bootstrap,
-                        t.teacherFeedback(),
-                        "hotpate-job-" + runId,
-                        startMs - 1000,
-                        client),
-                batch == null
-                        ? null
-                        : new HotPateJob.RecordsInput(
-                                KafkaIo.boundedSource(
-                                        bootstrap,
-                                        cfg.records().topic(),
-                                        "hotpate-job-records-" + runId,
-                                        batch.stopOffsets(),
-                                        batch.sourceId()),
-                                batch.directory()),
-                KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client),
+                        client,
+                        Optional.ofNullable(batch)
+                                .map(
+                                        b ->
+                                                new JobIo.RecordsInput(
+                                                        KafkaIo.boundedSource(
+                                                                bootstrap,
+                                                                cfg.records().topic(),
+                                                                "hotpate-job-records-" + runId,
+                                                                b.stopOffsets(),
+                                                                b.sourceId()),
+                                                        b.directory()))),
                 voteTap);
         submittedMs = System.currentTimeMillis();
         job = env.executeAsync("hotpate " + runId);
@@ -374,50 +344,6 @@ public final class RunSession implements AutoCloseable {
                         .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         metadata().writeInto(path);
         return path;
-    }
-
-    /** The teacher-worker settings a spec implies, without client security (tests). */
-    public static TeacherWorker.Settings workerSettings(
-            JobConfig cfg, String bootstrap, String runId, int from, int to) {
-        JobConfig.Topics t = cfg.kafka().topics();
-        return new TeacherWorker.Settings(
-                bootstrap, t.steps(), t.distributions(), cfg.ensemble().id(), runId, from, to);
-    }
-
-    /**
-     * The teacher-worker settings a spec implies, as the teacher principal (also used by ./hotpate
-     * teachers).
-     */
-    public static TeacherWorker.Settings workerSettings(
-            JobConfig cfg,
-            String bootstrap,
-            String runId,
-            int from,
-            int to,
-            UnaryOperator<String> secrets) {
-        JobConfig.Topics t = cfg.kafka().topics();
-        Map<String, String> client = new HashMap<>();
-        KafkaClients.teacher(cfg, bootstrap, secrets)
-                .forEach((k, v) -> client.put(k.toString(), v.toString()));
-        return new TeacherWorker.Settings(
-                bootstrap,
-                t.steps(),
-                t.distributions(),
-                cfg.ensemble().id(),
-                runId,
-                from,
-                to,
-                client);
-    }
-
-    /** How the simulated teachers of {@code ensemble} answer, in the spec's payload form. */
-    public static TeacherAnswers answers(JobConfig cfg, JobConfig.Ensemble ensemble) {
-        return new TeacherAnswers(
-                ensemble.simulated(),
-                TeacherAnswers.Form.valueOf(ensemble.payload().name()),
-                ensemble.topK(),
-                ensemble.samples(),
-                Samplers.byName(cfg.sampler().name()));
     }
 
     private StreamExecutionEnvironment environment() throws IOException {
@@ -464,7 +390,8 @@ public final class RunSession implements AutoCloseable {
      * time to build every teacher, which answer only once all records are counted); NaN before.
      */
     public double secondsToFirstResult() {
-        return firstResultMs == 0 ? Double.NaN : (firstResultMs - submittedMs) / 1000.0;
+        long first = follower.firstResultMs();
+        return first == 0 ? Double.NaN : (first - submittedMs) / 1000.0;
     }
 
     /** Records runs: what the driver loaded and read (null otherwise). */
@@ -484,47 +411,19 @@ public final class RunSession implements AutoCloseable {
         return Path.of(cfg.output().dir()).resolve(runId);
     }
 
-    /** Whether every sequence is finished or can no longer start (budget exhausted). */
-    public synchronized boolean complete() {
-        int c = cfg.generation().concurrency();
-        long accounted = records.size();
-        for (SyntheticRecord r : records.values()) {
-            if (r.finishReason().equals("BUDGET_EXHAUSTED")) {
-                for (long j = r.sequenceId() + c; j < cfg.generation().sequences(); j += c) {
-                    accounted++;
-                }
-            }
-        }
-        return accounted >= cfg.generation().sequences();
+    /** What the driver has seen of the run so far (its read_committed outputs). */
+    public RunOutcome outcome() {
+        return outcome;
     }
 
-    /**
-     * Scheme A: whether every charge the run's admitted releases owe is applied — for each
-     * TEACHER_FEEDBACK entry of the accountant (a release and how many teachers its outcome
-     * charges) the vote operator's TEACHER_CHARGE entries for that step are visible. The run is
-     * finished only then, so it never ends with a BETWEEN outcome still in flight to a teacher's
-     * charges (docs/privacy-accounting.md). Always true for other mechanisms.
-     */
-    public synchronized boolean teacherFeedbackApplied() {
-        if (!cfg.mechanism().name().equals(SchemeAStep.NAME)) {
-            return true;
-        }
-        Map<String, Long> owed = new HashMap<>();
-        Map<String, Set<Long>> applied = new HashMap<>();
-        for (LedgerEntry e : ledger) {
-            String k = e.sequenceId() + "/" + e.step() + "/" + e.attempt();
-            if (e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)) {
-                owed.put(k, e.releases());
-            } else if (e.kind().equals(LedgerEntry.TEACHER_CHARGE)) {
-                applied.computeIfAbsent(k, x -> new HashSet<>()).add(e.teacherId());
-            }
-        }
-        for (Map.Entry<String, Long> o : owed.entrySet()) {
-            if (applied.getOrDefault(o.getKey(), Set.of()).size() < o.getValue()) {
-                return false;
-            }
-        }
-        return true;
+    /** Whether every sequence is finished or can no longer start ({@link RunOutcome#complete}). */
+    public boolean complete() {
+        return outcome.complete();
+    }
+
+    /** Scheme A: every charge the releases owe is applied ({@link RunOutcome}). */
+    public boolean teacherFeedbackApplied() {
+        return outcome.teacherFeedbackApplied();
     }
 
     /**
@@ -557,280 +456,72 @@ public final class RunSession implements AutoCloseable {
     /** Like {@link #await} with a hook called after each poll (tests inject faults here). */
     public boolean follow(Duration timeout, PrintStream progress, Consumer<RunSession> afterPoll)
             throws Exception {
-        long deadline = System.currentTimeMillis() + timeout.toMillis();
-        JobConfig.Topics t = cfg.kafka().topics();
-        Properties p = new Properties();
-        p.putAll(client);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(
-                ConsumerConfig.GROUP_ID_CONFIG,
-                "hotpate-follower-" + runId + "-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<byte[], byte[]> c =
-                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(t.results(), t.records(), t.ledger(), t.rejected()));
-            long lastPrint = 0;
-            long completeSince = 0;
-            long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
-            while (System.currentTimeMillis() < deadline && !stopRequested) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
-                    if (r.timestamp() >= startMs - 1000) {
-                        accept(r);
-                    }
-                }
-                if (afterPoll != null) {
-                    afterPoll.accept(this);
-                }
-                if (progress != null && System.currentTimeMillis() - lastPrint > 500) {
-                    progress.print("\r" + progressLine());
-                    progress.flush();
-                    lastPrint = System.currentTimeMillis();
-                }
-                if (complete() && teacherFeedbackApplied()) {
-                    // Sink subtasks commit their transactions independently: let the other
-                    // subtasks' commits of the same checkpoint become visible before returning.
-                    if (completeSince == 0) {
-                        completeSince = System.currentTimeMillis();
-                    } else if (System.currentTimeMillis() - completeSince > settleMs) {
-                        if (progress != null) {
-                            progress.println("\r" + progressLine());
-                        }
-                        return true;
-                    }
-                    continue;
-                }
-                JobStatus st = job.getJobStatus().get();
-                if (st.isGloballyTerminalState() && !stopRequested) {
-                    throw new IllegalStateException(
-                            "the Flink job ended early with status "
+        return follower.follow(
+                timeout,
+                progress,
+                afterPoll == null ? null : () -> afterPoll.accept(this),
+                () -> stopRequested,
+                () -> {
+                    JobStatus st = job.getJobStatus().get();
+                    return !st.isGloballyTerminalState()
+                            ? null
+                            : "the Flink job ended early with status "
                                     + st
-                                    + (st == JobStatus.FAILED ? " (see the log)" : ""));
-                }
-            }
-        }
-        if (progress != null) {
-            progress.println();
-        }
-        return false;
+                                    + (st == JobStatus.FAILED ? " (see the log)" : "");
+                });
     }
 
-    private synchronized void accept(ConsumerRecord<byte[], byte[]> r) {
-        if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) {
-            return; // read again by a later follow(): not a new record
-        }
-        JobConfig.Topics t = cfg.kafka().topics();
-        try {
-            if (r.topic().equals(t.results())) {
-                StepResult s = AvroWire.decodeResult(r.value());
-                if (s.runId().equals(runId)) {
-                    if (firstResultMs == 0) {
-                        firstResultMs = System.currentTimeMillis();
-                    }
-                    String k = s.sequenceId() + "/" + s.step() + "/" + s.attempt();
-                    if (results.putIfAbsent(k, s) != null) {
-                        duplicateResults.add(s);
-                    }
-                }
-            } else if (r.topic().equals(t.records())) {
-                SyntheticRecord s = AvroWire.decodeRecord(r.value());
-                if (s.runId().equals(runId)) {
-                    records.put(s.sequenceId(), s);
-                }
-            } else if (r.topic().equals(t.ledger())) {
-                LedgerEntry e = AvroWire.decodeLedger(r.value());
-                if (e.runId().equals(runId)) {
-                    ledger.add(e);
-                }
-            } else {
-                Rejected x = AvroWire.decodeRejected(r.value());
-                if (x.runId() == null || x.runId().equals(runId)) {
-                    rejected.add(x);
-                }
-            }
-        } catch (AvroWire.UndecodableException e) {
-            // Someone else's bytes on a shared topic: not this run's output.
-        }
+    public String progressLine() {
+        return follower.progressLine();
     }
 
-    public synchronized String progressLine() {
-        int width = 24;
-        int n = cfg.generation().sequences();
-        int done = records.size();
-        int bar = (int) Math.round(width * Math.min(1.0, done / (double) n));
-        long tokens = tokens();
-        long fails = fails();
-        double failRate = results.isEmpty() ? 0 : fails / (double) results.size();
-        double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
-        return String.format(
-                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s ",
-                "#".repeat(bar),
-                ".".repeat(width - bar),
-                done,
-                n,
-                tokens,
-                100 * failRate,
-                cfg.isPrivate()
-                        ? String.format("ε %.3f/%.3f", epsilon(), cfg.budget().epsilon())
-                        : "NOT PRIVATE",
-                tokens / secs);
+    public long tokens() {
+        return outcome.tokens();
     }
 
-    public synchronized long tokens() {
-        return results.values().stream().filter(r -> r.outcome() == Outcome.TOKEN).count();
+    public double epsilon() {
+        return outcome.epsilon();
     }
 
-    public synchronized long fails() {
-        return results.values().stream().filter(r -> r.outcome() == Outcome.FAIL).count();
+    public List<StepResult> results() {
+        return outcome.results();
     }
 
-    public synchronized double epsilon() {
-        return ledger.stream()
-                .filter(e -> e.kind().equals("CHARGE"))
-                .mapToDouble(LedgerEntry::epsilonAfter)
-                .max()
-                .orElse(0);
+    public List<StepResult> duplicateResults() {
+        return outcome.duplicateResults();
     }
 
-    public synchronized List<StepResult> results() {
-        return List.copyOf(results.values());
+    public List<SyntheticRecord> records() {
+        return outcome.records();
     }
 
-    public synchronized List<StepResult> duplicateResults() {
-        return List.copyOf(duplicateResults);
+    public List<LedgerEntry> ledger() {
+        return outcome.ledger();
     }
 
-    public synchronized List<SyntheticRecord> records() {
-        return List.copyOf(records.values());
-    }
-
-    public synchronized List<LedgerEntry> ledger() {
-        return List.copyOf(ledger);
-    }
-
-    public synchronized List<Rejected> rejected() {
-        return List.copyOf(rejected);
+    public List<Rejected> rejected() {
+        return outcome.rejected();
     }
 
     /**
-     * Stops the job and writes the outputs: the public {@code summary.json} and {@code
-     * records.jsonl} (released or public values only) and the operator-only {@code operator.json}
-     * and {@code ledger.jsonl}. Returns the public summary.
+     * Stops the job and writes the outputs ({@link RunReport}): the public {@code summary.json} and
+     * {@code records.jsonl} (released or public values only) and the operator-only {@code
+     * operator.json} and {@code ledger.jsonl}. Returns the public summary.
      */
     public ObjectNode finish() throws Exception {
         double secs = (System.currentTimeMillis() - startMs) / 1000.0;
         long distributions =
-                endOffsets(cfg.kafka().topics().distributions()) - distributionsAtStart;
+                endOffsets(cfg.kafka().topics().name(Topic.DISTRIBUTIONS)) - distributionsAtStart;
         cancelJob();
-        Path out = outputDir();
-        Files.createDirectories(out);
-        double datasetEpsilon = datasetEpsilon(); // this run's curve included
-        ObjectNode summary = summary(secs, datasetEpsilon);
-        JSON.writerWithDefaultPrettyPrinter()
-                .writeValue(out.resolve("summary.json").toFile(), summary);
-        JSON.writerWithDefaultPrettyPrinter()
-                .writeValue(
-                        out.resolve("operator.json").toFile(),
-                        operatorSummary(secs, distributions));
-        try (BufferedWriter w = Files.newBufferedWriter(out.resolve("records.jsonl"))) {
-            for (SyntheticRecord r : records()) {
-                ObjectNode o = JSON.createObjectNode();
-                o.put("sequence", r.sequenceId());
-                ArrayNode toks = o.putArray("tokens");
-                for (int tk : r.tokens()) {
-                    toks.add(tk);
-                }
-                if (batch != null) {
-                    o.put("prompt", r.prompt());
-                    if (!r.label().isEmpty()) {
-                        o.put("label", r.label());
-                    }
-                }
-                o.put("text", r.text());
-                o.put("steps", r.steps());
-                o.put("fails", r.fails());
-                o.put("fallbacks", r.fallbacks());
-                o.put("finishReason", r.finishReason());
-                w.write(JSON.writeValueAsString(o));
-                w.newLine();
-            }
-        }
-        if (IndividualSchemes.isIndividual(cfg.mechanism().name())) {
-            writeTeachers(out.resolve("teachers.jsonl"));
-        }
-        try (BufferedWriter w = Files.newBufferedWriter(out.resolve("ledger.jsonl"))) {
-            for (LedgerEntry e : ledger()) {
-                ObjectNode o = JSON.createObjectNode();
-                o.put("kind", e.kind());
-                o.put("sequence", e.sequenceId());
-                o.put("step", e.step());
-                o.put("attempt", e.attempt());
-                if (e.teacherId() >= 0) {
-                    o.put("teacher", e.teacherId());
-                }
-                o.put("mechanism", e.mechanism());
-                if (!e.privacyEvent().isEmpty()) {
-                    o.set("event", JSON.readTree(e.privacyEvent()));
-                }
-                if (e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)) {
-                    o.put("involved", e.votesCast());
-                    o.put("charged", e.releases());
-                } else {
-                    putNumber(o, "epsilon", e.epsilonAfter());
-                    putNumber(o, "delta", e.delta());
-                    o.put("releases", e.releases());
-                    if (e.votesCast() >= 0) {
-                        o.put("votesCast", e.votesCast());
-                    }
-                }
-                putNumber(o, "datasetEpsilon", e.datasetEpsilonAfter());
-                o.put("atMs", e.atMs());
-                w.write(JSON.writeValueAsString(o));
-                w.newLine();
-            }
-        }
-        return summary;
-    }
-
-    /**
-     * The operator-only {@code teachers.jsonl} of a per-teacher run: one row per teacher charged in
-     * this run — {@code teacher}, {@code epsilon} (its individual ε at the per-teacher target δ,
-     * over every run on the dataset), {@code charges} (on the dataset), {@code chargesThisRun},
-     * {@code retired}. Data-dependent: never public.
-     */
-    private void writeTeachers(Path file) throws IOException {
-        Map<Long, ObjectNode> rows = new TreeMap<>();
-        for (LedgerEntry e : ledger()) {
-            if (e.kind().equals(LedgerEntry.TEACHER_CHARGE)) {
-                ObjectNode o =
-                        rows.computeIfAbsent(
-                                e.teacherId(),
-                                id -> {
-                                    ObjectNode n = JSON.createObjectNode();
-                                    n.put("teacher", id);
-                                    n.put("epsilon", 0.0);
-                                    n.put("charges", 0L);
-                                    n.put("chargesThisRun", 0L);
-                                    n.put("retired", false);
-                                    return n;
-                                });
-                if (e.releases() >= o.get("charges").asLong()) {
-                    o.put("charges", e.releases());
-                    o.put("epsilon", e.epsilonAfter());
-                }
-                o.put("chargesThisRun", o.get("chargesThisRun").asLong() + 1);
-            }
-        }
-        for (LedgerEntry e : ledger()) {
-            if (e.kind().equals(LedgerEntry.TEACHER_RETIRED) && rows.containsKey(e.teacherId())) {
-                rows.get(e.teacherId()).put("retired", true);
-            }
-        }
-        try (BufferedWriter w = Files.newBufferedWriter(file)) {
-            for (ObjectNode o : rows.values()) {
-                w.write(JSON.writeValueAsString(o));
-                w.newLine();
-            }
-        }
+        return new RunReport(
+                        cfg,
+                        runId,
+                        outcome,
+                        prior == null ? 0 : prior.runs(),
+                        datasetEpsilon(), // this run's curve included
+                        secs,
+                        distributions)
+                .writeTo(outputDir());
     }
 
     /**
@@ -843,122 +534,16 @@ public final class RunSession implements AutoCloseable {
             return datasetLedger.datasetEpsilon();
         } catch (RuntimeException e) {
             double fromEntries =
-                    ledger().stream()
-                            .filter(x -> x.kind().equals("CHARGE"))
+                    outcome.ledger(LedgerKind.CHARGE).stream()
                             .mapToDouble(LedgerEntry::datasetEpsilonAfter)
                             .max()
-                            .orElse(Budgets.epsilon(prior, cfg.budget().delta()));
+                            .orElse(prior.epsilon(cfg.budget().delta()));
             System.err.println(
                     "hotpate run: could not re-read the budget ledger ("
                             + e.getMessage()
                             + "); dataset_epsilon from the run's ledger entries");
             return fromEntries;
         }
-    }
-
-    /** A finite number, or null (∞: no guarantee; NaN: not applicable). */
-    private static void putNumber(ObjectNode o, String key, double v) {
-        if (Double.isFinite(v)) {
-            o.put(key, v);
-        } else {
-            o.putNull(key);
-        }
-    }
-
-    /**
-     * The public summary: only released or public values (DESIGN.md invariant 8) — counts of
-     * released tokens and ⊥, ε spent (data-independent), the budgets, n, the dataset and its ε over
-     * all runs. Nothing about votes, retired teachers, rejected input or distributions received:
-     * those are in {@link #operatorSummary}.
-     */
-    private synchronized ObjectNode summary(double secs, double datasetEpsilon) {
-        boolean isPrivate = cfg.isPrivate();
-        ObjectNode s = JSON.createObjectNode();
-        s.put("runId", runId);
-        s.put("private", isPrivate);
-        s.put("sequences", records.size());
-        s.put("sequencesRequested", cfg.generation().sequences());
-        s.put("tokens", records.values().stream().mapToLong(r -> r.tokens().length).sum());
-        s.put("privateTokens", tokens());
-        s.put("fails", fails());
-        s.put("fallbacks", records.values().stream().mapToLong(SyntheticRecord::fallbacks).sum());
-        putNumber(s, "epsilon", isPrivate ? epsilon() : Double.POSITIVE_INFINITY);
-        s.put("delta", cfg.budget().delta());
-        putNumber(s, "budgetEpsilon", cfg.budget().epsilon());
-        s.put("budgetExhausted", ledger.stream().anyMatch(e -> e.kind().equals("REFUSED")));
-        s.put("dataset", cfg.datasetId());
-        putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
-        putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
-        s.put("mechanism", cfg.mechanism().name());
-        if (IndividualSchemes.isIndividual(cfg.mechanism().name())) {
-            // The per-teacher target is public; what each teacher spent is not (teachers.jsonl).
-            s.put("perTeacherEpsilon", cfg.budget().perTeacherEpsilon());
-            s.put("perTeacherDelta", cfg.budget().targetTeacherDelta());
-        }
-        s.put("sampler", cfg.sampler().name());
-        s.put("teachers", cfg.ensemble().teachers());
-        if (cfg.ensemble().fromRecords()) {
-            s.put("tokenizer", cfg.records().tokenizer());
-        }
-        s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
-        s.put("releases", ledger.stream().filter(e -> e.kind().equals("CHARGE")).count());
-        s.put("elapsedSeconds", round(secs));
-        s.put(
-                "tokensPerSecond",
-                round(records.values().stream().mapToLong(r -> r.tokens().length).sum() / secs));
-        Map<String, Integer> reasons = new HashMap<>();
-        records.values().forEach(r -> reasons.merge(r.finishReason(), 1, Integer::sum));
-        s.set("finishReasons", JSON.valueToTree(new TreeMap<>(reasons)));
-        return s;
-    }
-
-    /**
-     * The operator-only summary ({@code operator.json}): data-dependent and liveness figures that
-     * must not be published — votes cast, steps abandoned below the quorum, retired teachers,
-     * rejected input and its reasons, distributions received.
-     */
-    private synchronized ObjectNode operatorSummary(double secs, long distributions) {
-        ObjectNode s = JSON.createObjectNode();
-        s.put("runId", runId);
-        s.put("dataset", cfg.datasetId());
-        s.put("earlierRunsOnDataset", prior == null ? 0 : prior.runs());
-        s.put(
-                "votesCast",
-                ledger.stream()
-                        .filter(
-                                e ->
-                                        !e.kind().equals("TEACHER_RETIRED")
-                                                && !e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)
-                                                && e.votesCast() > 0)
-                        .mapToLong(LedgerEntry::votesCast)
-                        .sum());
-        s.put("abandonedSteps", ledger.stream().filter(e -> e.kind().equals("ABANDONED")).count());
-        List<Long> retired =
-                ledger.stream()
-                        .filter(e -> e.kind().equals("TEACHER_RETIRED"))
-                        .map(LedgerEntry::teacherId)
-                        .sorted()
-                        .toList();
-        s.put("retiredTeachers", retired.size());
-        s.put(
-                "chargedTeachers",
-                ledger.stream()
-                        .filter(e -> e.kind().equals(LedgerEntry.TEACHER_CHARGE))
-                        .map(LedgerEntry::teacherId)
-                        .distinct()
-                        .count());
-        s.set("retiredTeacherIds", JSON.valueToTree(retired));
-        s.put("rejected", rejected.size());
-        Map<String, Integer> why = new TreeMap<>();
-        rejected.forEach(r -> why.merge(r.reason(), 1, Integer::sum));
-        s.set("rejectedReasons", JSON.valueToTree(why));
-        s.put("distributions", distributions);
-        s.put("distributionsPerSecond", round(distributions / secs));
-        return s;
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 100) / 100.0;
     }
 
     private long endOffsets(String topic) {

@@ -2,6 +2,7 @@ package org.hotpate.stream;
 
 import java.io.Serializable;
 import java.util.List;
+import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.teachers.text.Tokenizer;
 
 /**
@@ -42,6 +43,16 @@ public record SequenceText(String tokenizer, List<String> stop) implements Seria
         }
         boolean eot = tokens.length > 0 && tokens[tokens.length - 1] == t.endOfText();
         return at >= 0 ? new Cut(text.substring(0, at), true) : new Cut(text, eot);
+    }
+
+    /**
+     * The rule that ends a sequence when a token is appended: the stop token ({@link #stopToken}),
+     * or — records runs — a stop string or end-of-text in the decoded text.
+     */
+    public SequenceProgress.StopRule stopRule(int configuredStopToken) {
+        int stopToken = stopToken(configuredStopToken);
+        return tokens ->
+                tokens[tokens.length - 1] == stopToken || (decoded() && cut(tokens).stopped());
     }
 
     /** The token that ends a sequence: the configured one, else end-of-text in records runs. */

@@ -2,11 +2,13 @@ package org.hotpate.stream;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -18,6 +20,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.hotpate.core.randomness.SharedRandomness;
 import org.hotpate.core.randomness.StepRandomness;
+import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
@@ -72,6 +75,56 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
         public String toString() { // never print credentials
             return "TeacherWorker.Settings[" + bootstrap + ", teachers " + from + ".." + to + "]";
         }
+    }
+
+    /** The teacher-worker settings a spec implies, without client security (tests). */
+    public static Settings settings(
+            JobConfig cfg, String bootstrap, String runId, int from, int to) {
+        JobConfig.Topics t = cfg.kafka().topics();
+        return new Settings(
+                bootstrap,
+                t.name(Topic.STEPS),
+                t.name(Topic.DISTRIBUTIONS),
+                cfg.ensemble().id(),
+                runId,
+                from,
+                to);
+    }
+
+    /**
+     * The teacher-worker settings a spec implies, as the teacher principal (also used by ./hotpate
+     * teachers).
+     */
+    public static Settings settings(
+            JobConfig cfg,
+            String bootstrap,
+            String runId,
+            int from,
+            int to,
+            UnaryOperator<String> secrets) {
+        JobConfig.Topics t = cfg.kafka().topics();
+        Map<String, String> client = new HashMap<>();
+        KafkaClients.teacher(cfg, bootstrap, secrets)
+                .forEach((k, v) -> client.put(k.toString(), v.toString()));
+        return new Settings(
+                bootstrap,
+                t.name(Topic.STEPS),
+                t.name(Topic.DISTRIBUTIONS),
+                cfg.ensemble().id(),
+                runId,
+                from,
+                to,
+                client);
+    }
+
+    /** How the simulated teachers of {@code ensemble} answer, in the spec's payload form. */
+    public static TeacherAnswers answers(JobConfig cfg, JobConfig.Ensemble ensemble) {
+        return new TeacherAnswers(
+                ensemble.simulated(),
+                TeacherAnswers.Form.valueOf(ensemble.payload().name()),
+                ensemble.topK(),
+                ensemble.samples(),
+                Samplers.byName(cfg.sampler().name()));
     }
 
     private final Settings s;
@@ -169,7 +222,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
                 && answers.form() == TeacherAnswers.Form.MODEL_VOTE) {
             LOG.warn(
                     "step {} uses randomness version {}; this worker implements {}",
-                    step.stepKey(),
+                    org.hotpate.protocol.StepId.keyOf(step),
                     step.randomnessVersion(),
                     SharedRandomness.VERSION);
             return;

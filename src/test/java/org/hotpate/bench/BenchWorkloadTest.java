@@ -7,6 +7,7 @@ import org.hotpate.io.AvroWire;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.Topic;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark's payloads: real encoded teacher answers of the sizes the issue names. */
@@ -67,7 +68,8 @@ class BenchWorkloadTest {
         assertThat(cfg.ensemble().source()).isEqualTo(JobConfig.TeacherSource.EXTERNAL);
         assertThat(cfg.ensemble().vocabularySize()).isEqualTo(BenchWorkload.VOCABULARY);
         assertThat(cfg.generation().concurrency()).isEqualTo(4);
-        assertThat(cfg.kafka().topics().distributions()).isEqualTo("bench-x1.distributions");
+        assertThat(cfg.kafka().topics().name(Topic.DISTRIBUTIONS))
+                .isEqualTo("bench-x1.distributions");
         assertThat(cfg.mechanism().name()).isEqualTo("gnmax");
         assertThatThrownBy(() -> BenchWorkload.byName("sparse-2kb"))
                 .hasMessageContaining("sparse-1kb, sparse-8kb, model-vote");

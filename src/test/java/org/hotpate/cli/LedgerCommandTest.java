@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
-import org.hotpate.stream.Budgets;
-import org.hotpate.stream.JobConfig;
+import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.RunBudget;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,16 +29,16 @@ class LedgerCommandTest {
 
     @Test
     void showsEveryRunAndTheirComposition() throws Exception {
-        JobConfig.Budget b = new JobConfig.Budget(2.0, 1e-6, 0, "D", 3.0, "", dir.toString(), 0, 0);
+        BudgetTerms b = new BudgetTerms(2.0, 1e-6, 3.0);
         PrivacyEvent e = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
-        Budgets.Pair first = Budgets.start(b, Budgets.Prior.empty("D"), e);
+        RunBudget first = RunBudget.start(b, DatasetPrior.empty("D"), e);
         for (int i = 0; i < 10; i++) {
-            first.charge(e);
+            assertThat(first.admit(e)).isTrue();
         }
         BudgetLedgerIo.writeLocal(dir, first.record("run-a", true, "gnmax", 10, 1));
-        Budgets.Pair second = Budgets.start(b, Budgets.Prior.empty("D"), e);
+        RunBudget second = RunBudget.start(b, DatasetPrior.empty("D"), e);
         for (int i = 0; i < 5; i++) {
-            second.charge(e);
+            assertThat(second.admit(e)).isTrue();
         }
         BudgetLedgerIo.writeLocal(dir, second.record("run-b", true, "gnmax", 5, 2));
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -7,7 +7,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md: {@code core} is pure Java — no Flink, Kafka, Avro, or outer hotpate packages. */
+/**
+ * DESIGN.md: {@code core} is pure Java — no Flink, Kafka, Avro, or outer hotpate packages — and so
+ * is {@code protocol}, the run's rules on top of it; the arrows point one way.
+ */
 class CoreArchitectureTest {
     private static final JavaClasses CLASSES =
             new ClassFileImporter()
@@ -38,11 +41,52 @@ class CoreArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(
+                        "org.hotpate.protocol..",
+                        "org.hotpate.model..",
                         "org.hotpate.teachers..",
                         "org.hotpate.stream..",
                         "org.hotpate.io..",
                         "org.hotpate.cli..",
                         "org.hotpate.eval..")
+                .check(CLASSES);
+    }
+
+    /**
+     * DESIGN.md: {@code protocol} (the run's rules) is pure Java like core — no Flink, Kafka, Avro
+     * or Jackson — so every rule is a plain unit test, not a harness test.
+     */
+    @Test
+    void protocolHasNoFlinkKafkaAvroOrJacksonImports() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.protocol..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.apache.flink..",
+                        "org.apache.kafka..",
+                        "kafka..",
+                        "org.apache.avro..",
+                        "com.fasterxml.jackson..")
+                .check(CLASSES);
+    }
+
+    /** {@code protocol} sits on core and the shared records only: core ← protocol ← teachers ← … */
+    @Test
+    void protocolDependsOnlyOnCoreAndModel() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.protocol..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.hotpate.teachers..",
+                        "org.hotpate.stream..",
+                        "org.hotpate.io..",
+                        "org.hotpate.cli..",
+                        "org.hotpate.eval..",
+                        "org.hotpate.bench..",
+                        "org.hotpate.cluster..")
                 .check(CLASSES);
     }
 
@@ -77,6 +121,7 @@ class CoreArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(
+                        "org.hotpate.protocol..",
                         "org.hotpate.teachers..",
                         "org.hotpate.io..",
                         "org.hotpate.eval..",

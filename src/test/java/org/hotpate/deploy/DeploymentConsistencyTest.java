@@ -34,6 +34,7 @@ import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.hotpate.cli.Main;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.Topic;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 
@@ -181,14 +182,14 @@ class DeploymentConsistencyTest {
         }
         assertThat(declared)
                 .containsExactlyInAnyOrder(
-                        t.steps(),
-                        t.distributions(),
-                        t.results(),
-                        t.records(),
-                        t.ledger(),
-                        t.rejected(),
-                        t.budgetLedger(),
-                        t.teacherFeedback());
+                        t.name(Topic.STEPS),
+                        t.name(Topic.DISTRIBUTIONS),
+                        t.name(Topic.RESULTS),
+                        t.name(Topic.RECORDS),
+                        t.name(Topic.LEDGER),
+                        t.name(Topic.REJECTED),
+                        t.name(Topic.BUDGET_LEDGER),
+                        t.name(Topic.TEACHER_FEEDBACK));
     }
 
     @Test

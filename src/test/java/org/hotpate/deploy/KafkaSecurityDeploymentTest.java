@@ -20,6 +20,7 @@ import org.hotpate.io.KafkaAcls;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.KafkaClients;
+import org.hotpate.stream.Topic;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -132,7 +133,10 @@ class KafkaSecurityDeploymentTest {
                                         d.get("metadata")
                                                 .get("name")
                                                 .asText()
-                                                .equals(cfg.kafka().topics().budgetLedger()))
+                                                .equals(
+                                                        cfg.kafka()
+                                                                .topics()
+                                                                .name(Topic.BUDGET_LEDGER)))
                         .findFirst()
                         .orElseThrow();
         assertThat(ledger.get("spec").get("config").get("cleanup.policy").asText())

@@ -7,10 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.PrivateRecord;
@@ -141,19 +143,48 @@ class AvroWireTest {
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(f);
         SyntheticRecord s =
-                new SyntheticRecord("r", 1, new int[] {101}, "101", 2, 1, 0, "MAX_STEPS", 5);
+                new SyntheticRecord(
+                        "r", 1, new int[] {101}, "101", 2, 1, 0, FinishReason.MAX_STEPS, 5);
         assertThat(AvroWire.decodeRecord(AvroWire.encode(s)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(s);
-        LedgerEntry e = new LedgerEntry("r", "CHARGE", 1, 2, 0, "gnmax", "{}", 0.3, 1e-6, 4, -1, 5);
+        LedgerEntry e =
+                new LedgerEntry(
+                        "r",
+                        LedgerKind.CHARGE,
+                        1,
+                        2,
+                        0,
+                        "gnmax",
+                        "{}",
+                        0.3,
+                        1e-6,
+                        4,
+                        -1,
+                        5,
+                        -1,
+                        Double.NaN);
         assertThat(AvroWire.decodeLedger(AvroWire.encode(e)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
                 .isEqualTo(e);
         LedgerEntry full =
                 new LedgerEntry(
-                        "r", "ABANDONED", 1, 2, 3, "gnmax", "", 0.3, 1e-6, 4, -1, 5, 17, 1.25);
+                        "r",
+                        LedgerKind.ABANDONED,
+                        1,
+                        2,
+                        3,
+                        "gnmax",
+                        "",
+                        0.3,
+                        1e-6,
+                        4,
+                        -1,
+                        5,
+                        17,
+                        1.25);
         assertThat(AvroWire.decodeLedger(AvroWire.encode(full)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)

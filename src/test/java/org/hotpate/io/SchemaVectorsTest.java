@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecordBase;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.PrivateRecord;
@@ -94,14 +96,14 @@ class SchemaVectorsTest {
                                 5,
                                 0,
                                 0,
-                                "STOP_TOKEN",
+                                FinishReason.STOP_TOKEN,
                                 1763880100000L)));
         v.put(
                 "ledger_event",
                 AvroWire.encode(
                         new LedgerEntry(
                                 "demo-20261123-065128-1117",
-                                LedgerEntry.CHARGE,
+                                LedgerKind.CHARGE,
                                 3,
                                 2,
                                 0,

@@ -85,8 +85,8 @@ class BadInputCatalogueITCase {
                 String runId = run.runId();
                 TeacherWorker worker =
                         new TeacherWorker(
-                                RunSession.workerSettings(cfg, bootstrap, runId, 0, 18),
-                                RunSession.answers(cfg, cfg.ensemble()));
+                                TeacherWorker.settings(cfg, bootstrap, runId, 0, 18),
+                                TeacherWorker.answers(cfg, cfg.ensemble()));
                 Thread t = new Thread(worker, "catalogue-teachers");
                 t.setDaemon(true);
                 t.start();
@@ -98,7 +98,7 @@ class BadInputCatalogueITCase {
                     // After the run: an answer to a step that has closed.
                     send(
                             bootstrap,
-                            cfg.kafka().topics().distributions(),
+                            cfg.kafka().topics().name(Topic.DISTRIBUTIONS),
                             AvroWire.encode(
                                     Distribution.sparse(
                                             runId,
@@ -167,8 +167,8 @@ class BadInputCatalogueITCase {
 
     private static void injectWhileRunning(JobConfig cfg, String bootstrap, String runId)
             throws Exception {
-        String dist = cfg.kafka().topics().distributions();
-        String steps = cfg.kafka().topics().steps();
+        String dist = cfg.kafka().topics().name(Topic.DISTRIBUTIONS);
+        String steps = cfg.kafka().topics().name(Topic.STEPS);
         // 1. bytes that are not Avro
         send(bootstrap, dist, "not avro".getBytes(StandardCharsets.UTF_8));
         send(bootstrap, steps, "{\"not\": \"avro\"}".getBytes(StandardCharsets.UTF_8));

@@ -192,7 +192,7 @@ class DatasetBudgetITCase {
         List<BudgetRecord> onTopic =
                 BudgetLedgerIo.readTopic(
                         KafkaIo.clientProperties(kafka.bootstrapServers(), new Properties()),
-                        cfg.kafka().topics().budgetLedger(),
+                        cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
                         Duration.ofSeconds(30));
         assertThat(onTopic).hasSize(2).allMatch(r -> r.dataset().equals("D"));
         assertThat(onTopic.stream().mapToLong(BudgetRecord::releases).sum())

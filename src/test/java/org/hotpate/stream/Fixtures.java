@@ -3,6 +3,8 @@ package org.hotpate.stream;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PayloadKind;
+import org.hotpate.model.Vote;
+import org.hotpate.protocol.RunShape;
 
 /** Small builders shared by the stream tests. */
 public final class Fixtures {
@@ -10,6 +12,14 @@ public final class Fixtures {
 
     public static final String RUN = "run-1";
     public static final int VOCAB = 10;
+
+    /** The shape of the fixtures' run: seed 42, 10 tokens, 1 s deadline, wide bounds. */
+    public static final RunShape SHAPE = new RunShape(RUN, "ens", 42, VOCAB, 1000, 100, 100, 100);
+
+    /** Teacher {@code teacher}'s vote {@code token} at a step of the fixtures' run. */
+    public static Vote vote(long teacher, long seq, int step, int attempt, int token) {
+        return new Vote(RUN, seq, step, attempt, teacher, token);
+    }
 
     public static GenerationStep step(long seq, int step, int attempt) {
         return step(seq, step, attempt, 0);
@@ -23,8 +33,8 @@ public final class Fixtures {
                 step,
                 attempt,
                 new int[0],
-                CoreBindings.stepSeed(42, RUN, seq, step, attempt),
-                CoreBindings.RANDOMNESS_VERSION,
+                SHAPE.seed(seq, step, attempt),
+                RunShape.RANDOMNESS_VERSION,
                 VOCAB,
                 issuedAt,
                 issuedAt + 1000);

@@ -17,11 +17,13 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.io.AvroWire;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
@@ -81,7 +83,7 @@ class HotPateJobITCase {
         List<StepResult> results = run.results();
         assertThat(run.duplicateResults()).as("no result visible twice").isEmpty();
         List<LedgerEntry> charges =
-                run.ledger().stream().filter(e -> e.kind().equals("CHARGE")).toList();
+                run.ledger().stream().filter(e -> e.kind() == LedgerKind.CHARGE).toList();
         long released =
                 results.stream().filter(r -> r.outcome() != Outcome.BUDGET_EXHAUSTED).count();
         assertThat(charges).as("released = charged, exactly once").hasSize((int) released);
@@ -135,7 +137,7 @@ class HotPateJobITCase {
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
             try (KafkaProducer<byte[], byte[]> prod =
                     new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-                String topic = cfg.kafka().topics().distributions();
+                String topic = cfg.kafka().topics().name(Topic.DISTRIBUTIONS);
                 prod.send(
                         new ProducerRecord<>(
                                 topic,
@@ -189,7 +191,7 @@ class HotPateJobITCase {
                     new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
                 prod.send(
                         new ProducerRecord<>(
-                                cfg.kafka().topics().steps(),
+                                cfg.kafka().topics().name(Topic.STEPS),
                                 null,
                                 AvroWire.encode(
                                         new GenerationStep(
@@ -206,7 +208,7 @@ class HotPateJobITCase {
                                                 System.currentTimeMillis() + 4000))));
                 prod.send(
                         new ProducerRecord<>(
-                                cfg.kafka().topics().distributions(),
+                                cfg.kafka().topics().name(Topic.DISTRIBUTIONS),
                                 null,
                                 AvroWire.encode(
                                         Distribution.sparse(
@@ -228,7 +230,7 @@ class HotPateJobITCase {
                     new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
                 prod.send(
                                 new ProducerRecord<>(
-                                        cfg.kafka().topics().distributions(),
+                                        cfg.kafka().topics().name(Topic.DISTRIBUTIONS),
                                         null,
                                         AvroWire.encode(
                                                 Distribution.sparse(
@@ -313,7 +315,13 @@ class HotPateJobITCase {
                         cfg.mechanism(),
                         new JobConfig.Budget(50, 1e-6, 2),
                         new JobConfig.Generation(
-                                6, 6, 3, -1, JobConfig.FailPolicy.RESAMPLE, 2, 3000),
+                                6,
+                                6,
+                                3,
+                                -1,
+                                org.hotpate.core.generation.FailPolicy.RESAMPLE,
+                                2,
+                                3000),
                         cfg.kafka(),
                         cfg.flink(),
                         cfg.output());
@@ -344,7 +352,10 @@ class HotPateJobITCase {
                                 if (FAILURES.get() == 0
                                         && r.ledger().stream()
                                                 .anyMatch(
-                                                        e -> e.kind().equals("TEACHER_RETIRED"))) {
+                                                        e ->
+                                                                e.kind()
+                                                                        == LedgerKind
+                                                                                .TEACHER_RETIRED)) {
                                     FAIL_NOW.set(true);
                                 }
                             });
@@ -355,7 +366,7 @@ class HotPateJobITCase {
             // No lost per-teacher charge: a restored teacher would retire (be announced) again.
             List<Long> retired =
                     run.ledger().stream()
-                            .filter(e -> e.kind().equals("TEACHER_RETIRED"))
+                            .filter(e -> e.kind() == LedgerKind.TEACHER_RETIRED)
                             .map(LedgerEntry::teacherId)
                             .toList();
             assertThat(retired).isNotEmpty().doesNotHaveDuplicates();
@@ -386,7 +397,13 @@ class HotPateJobITCase {
                         cfg.mechanism(),
                         new JobConfig.Budget(8.0, 1e-6, 0),
                         new JobConfig.Generation(
-                                12, 3, 3, -1, JobConfig.FailPolicy.RESAMPLE, 3, 4000),
+                                12,
+                                3,
+                                3,
+                                -1,
+                                org.hotpate.core.generation.FailPolicy.RESAMPLE,
+                                3,
+                                4000),
                         cfg.kafka(),
                         cfg.flink(),
                         cfg.output());
@@ -397,13 +414,14 @@ class HotPateJobITCase {
             run.finish();
             assertConsistent(run, cfg);
             List<LedgerEntry> refused =
-                    run.ledger().stream().filter(e -> e.kind().equals("REFUSED")).toList();
+                    run.ledger().stream().filter(e -> e.kind() == LedgerKind.REFUSED).toList();
             assertThat(refused).as("the budget stopped the run").isNotEmpty();
-            assertThat(run.records()).anyMatch(r -> r.finishReason().equals("BUDGET_EXHAUSTED"));
+            assertThat(run.records())
+                    .anyMatch(r -> r.finishReason() == FinishReason.BUDGET_EXHAUSTED);
             assertThat(run.records().size()).isLessThan(12);
             double eps =
                     run.ledger().stream()
-                            .filter(e -> e.kind().equals("CHARGE"))
+                            .filter(e -> e.kind() == LedgerKind.CHARGE)
                             .mapToDouble(LedgerEntry::epsilonAfter)
                             .max()
                             .orElseThrow();

@@ -16,8 +16,9 @@ class JobSpecTest {
         assertThat(c.ensemble().teachers()).isEqualTo(100);
         assertThat(c.kafka().embedded()).isTrue();
         assertThat(c.flink().embedded()).isTrue();
-        assertThat(c.kafka().topics().steps()).isEqualTo("hotpate.steps");
-        assertThat(c.generation().onFail()).isEqualTo(JobConfig.FailPolicy.RESAMPLE);
+        assertThat(c.kafka().topics().name(Topic.STEPS)).isEqualTo("hotpate.steps");
+        assertThat(c.generation().onFail())
+                .isEqualTo(org.hotpate.core.generation.FailPolicy.RESAMPLE);
     }
 
     @Test
@@ -33,10 +34,11 @@ class JobSpecTest {
                 """,
                         "x");
         assertThat(c.kafka().bootstrap()).isEqualTo("k:9092");
-        assertThat(c.kafka().topics().steps()).isEqualTo("s1");
+        assertThat(c.kafka().topics().name(Topic.STEPS)).isEqualTo("s1");
         assertThat(c.flink().host()).isEqualTo("jm");
         assertThat(c.mechanism().params()).containsEntry("sigma", 40.0);
-        assertThat(c.generation().onFail()).isEqualTo(JobConfig.FailPolicy.FALLBACK);
+        assertThat(c.generation().onFail())
+                .isEqualTo(org.hotpate.core.generation.FailPolicy.FALLBACK);
         assertThat(c.ensemble().payload()).isEqualTo(JobConfig.Payload.MODEL_VOTE);
     }
 
@@ -224,7 +226,8 @@ class JobSpecTest {
                         "x");
         assertThat(a.individualPlan().scheme()).isEqualTo("scheme-a");
         assertThat(a.individualPlan().limit()).isEqualTo(5);
-        assertThat(a.kafka().topics().teacherFeedback()).isEqualTo("hotpate.teacher-feedback");
+        assertThat(a.kafka().topics().name(Topic.TEACHER_FEEDBACK))
+                .isEqualTo("hotpate.teacher-feedback");
         assertThatThrownBy(
                         () ->
                                 JobSpec.parse(
@@ -245,7 +248,7 @@ class JobSpecTest {
                 .isEqualTo(System.getProperty("user.home") + "/.hotpate/ledger");
         assertThat(c.minTeachers()).isEqualTo(4);
         assertThat(c.watchdogMs()).isEqualTo(2 * 5000 + 5 * 1000);
-        assertThat(c.kafka().topics().budgetLedger()).isEqualTo("hotpate.budget-ledger");
+        assertThat(c.kafka().topics().name(Topic.BUDGET_LEDGER)).isEqualTo("hotpate.budget-ledger");
         JobConfig e =
                 JobSpec.parse(
                         "budget: {dataset: records-2024, dataset-epsilon: 6, ledger-dir: /tmp/l}\n"

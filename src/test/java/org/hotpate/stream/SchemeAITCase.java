@@ -19,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
 import org.junit.jupiter.api.AfterAll;
@@ -141,9 +142,8 @@ class SchemeAITCase {
                                                 .anyMatch(
                                                         e ->
                                                                 e.kind()
-                                                                        .equals(
-                                                                                LedgerEntry
-                                                                                        .TEACHER_CHARGE))) {
+                                                                        == LedgerKind
+                                                                                .TEACHER_CHARGE)) {
                                     FAIL_NOW.set(true);
                                 }
                             });
@@ -161,14 +161,14 @@ class SchemeAITCase {
         // What the accountant owes: per admitted release, the teachers its outcome charges.
         Map<String, Long> owed = new HashMap<>();
         for (LedgerEntry e : ledger) {
-            if (e.kind().equals(LedgerEntry.TEACHER_FEEDBACK)) {
+            if (e.kind() == LedgerKind.TEACHER_FEEDBACK) {
                 assertThat(owed.put(key(e), e.releases()))
                         .as("one feedback entry per release")
                         .isNull();
                 assertThat(e.releases()).isIn(0L, (long) e.votesCast()); // all or none
             }
         }
-        long releases = ledger.stream().filter(e -> e.kind().equals("CHARGE")).count();
+        long releases = ledger.stream().filter(e -> e.kind() == LedgerKind.CHARGE).count();
         assertThat(owed).as("every release fed back").hasSize((int) releases);
         long owedPairs = owed.values().stream().mapToLong(Long::longValue).sum();
         assertThat(owedPairs).as("some release was BETWEEN").isPositive();
@@ -178,7 +178,7 @@ class SchemeAITCase {
         Set<String> pairs = new HashSet<>();
         Map<String, Integer> chargedAt = new HashMap<>();
         for (LedgerEntry e : ledger) {
-            if (e.kind().equals(LedgerEntry.TEACHER_CHARGE)) {
+            if (e.kind() == LedgerKind.TEACHER_CHARGE) {
                 assertThat(pairs.add(e.teacherId() + "@" + key(e)))
                         .as("teacher " + e.teacherId() + " charged twice at " + key(e))
                         .isTrue();

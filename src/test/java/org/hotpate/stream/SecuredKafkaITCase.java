@@ -81,24 +81,24 @@ class SecuredKafkaITCase {
             // No credentials: the SASL listener does not let the client in.
             Properties anonymous = new Properties();
             anonymous.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            assertThatThrownBy(() -> send(anonymous, t.steps(), forged))
+            assertThatThrownBy(() -> send(anonymous, t.name(Topic.STEPS), forged))
                     .isInstanceOf(Exception.class);
 
             // A wrong password: authentication fails.
             Properties wrong =
                     EmbeddedKafka.saslClient("SCRAM-SHA-512", "teachers", "not-the-password");
             wrong.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            assertThatThrownBy(() -> send(wrong, t.steps(), forged))
+            assertThatThrownBy(() -> send(wrong, t.name(Topic.STEPS), forged))
                     .hasRootCauseInstanceOf(SaslAuthenticationException.class);
 
             // The teacher principal: distributions yes, steps and results no.
             Properties teacher = KafkaClients.teacher(cfg, bootstrap, KafkaClients.ENV);
-            send(teacher, t.distributions(), forged);
-            assertThatThrownBy(() -> send(teacher, t.steps(), forged))
+            send(teacher, t.name(Topic.DISTRIBUTIONS), forged);
+            assertThatThrownBy(() -> send(teacher, t.name(Topic.STEPS), forged))
                     .hasRootCauseInstanceOf(TopicAuthorizationException.class);
-            assertThatThrownBy(() -> send(teacher, t.results(), forged))
+            assertThatThrownBy(() -> send(teacher, t.name(Topic.RESULTS), forged))
                     .hasRootCauseInstanceOf(TopicAuthorizationException.class);
-            assertThatThrownBy(() -> send(teacher, t.budgetLedger(), forged))
+            assertThatThrownBy(() -> send(teacher, t.name(Topic.BUDGET_LEDGER), forged))
                     .hasRootCauseInstanceOf(TopicAuthorizationException.class);
 
             assertThat(run.await(Duration.ofSeconds(120), null))

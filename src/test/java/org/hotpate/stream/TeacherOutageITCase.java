@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.SyntheticRecord;
 import org.junit.jupiter.api.Test;
 
@@ -62,8 +64,7 @@ class TeacherOutageITCase {
                             1050);
             try (RunSession run = RunSession.start(cfg, null)) {
                 TeacherWorker.Settings ws =
-                        RunSession.workerSettings(
-                                cfg, kafka.bootstrapServers(), run.runId(), 0, 20);
+                        TeacherWorker.settings(cfg, kafka.bootstrapServers(), run.runId(), 0, 20);
                 TeacherWorker worker = startWorker(ws, cfg, simulated);
                 // Let the run release something, then take the teachers down.
                 assertThat(run.awaitCondition(r -> charges(r) >= 3, Duration.ofSeconds(60)))
@@ -83,13 +84,13 @@ class TeacherOutageITCase {
                 assertThat(run.epsilon()).as("no ε spent during the outage").isEqualTo(epsAtQuiet);
                 assertThat(
                                 run.ledger().stream()
-                                        .filter(e -> e.kind().equals(LedgerEntry.ABANDONED))
+                                        .filter(e -> e.kind() == LedgerKind.ABANDONED)
                                         .filter(e -> e.atMs() >= stoppedAt)
                                         .count())
                         .as("steps were abandoned below the quorum")
                         .isPositive();
                 assertThat(run.ledger())
-                        .filteredOn(e -> e.kind().equals(LedgerEntry.CHARGE))
+                        .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
                         .noneMatch(e -> e.atMs() > quietFrom && e.atMs() < restartAt);
                 TeacherWorker again = startWorker(ws, cfg, simulated);
                 try {
@@ -103,7 +104,7 @@ class TeacherOutageITCase {
                 assertThat(run.records()).hasSize(4);
                 assertThat(run.records())
                         .extracting(SyntheticRecord::finishReason)
-                        .doesNotContain("NO_QUORUM");
+                        .doesNotContain(FinishReason.NO_QUORUM);
                 assertThat(charges(run)).isGreaterThan(chargesAtQuiet);
                 HotPateJobITCase.assertConsistent(run, cfg);
             }
@@ -112,12 +113,12 @@ class TeacherOutageITCase {
 
     private static int charges(RunSession r) {
         List<LedgerEntry> l = r.ledger();
-        return (int) l.stream().filter(e -> e.kind().equals(LedgerEntry.CHARGE)).count();
+        return (int) l.stream().filter(e -> e.kind() == LedgerKind.CHARGE).count();
     }
 
     private static TeacherWorker startWorker(
             TeacherWorker.Settings ws, JobConfig cfg, JobConfig.Ensemble simulated) {
-        TeacherWorker w = new TeacherWorker(ws, RunSession.answers(cfg, simulated));
+        TeacherWorker w = new TeacherWorker(ws, TeacherWorker.answers(cfg, simulated));
         Thread t = new Thread(w, "outage-teachers");
         t.setDaemon(true);
         t.start();

@@ -8,6 +8,8 @@ import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PayloadKind;
+import org.hotpate.protocol.RunShape;
+import org.hotpate.protocol.Voter;
 import org.hotpate.teachers.SimulatedTeachers;
 import org.hotpate.teachers.TeacherAnswers;
 import org.junit.jupiter.api.Test;
@@ -35,8 +37,8 @@ class TeacherWorkerTest {
                 s,
                 0,
                 new int[0],
-                CoreBindings.stepSeed(42, "r", 0, s, 0),
-                CoreBindings.RANDOMNESS_VERSION,
+                new RunShape("r", "ens", 42, 1050, 1000, 1, 100, 1).seed(0, s, 0),
+                RunShape.RANDOMNESS_VERSION,
                 1050,
                 0,
                 0);
@@ -71,7 +73,7 @@ class TeacherWorkerTest {
 
     @Test
     void modelSideVotesEqualTheVotesTheJobComputes() {
-        CoreBindings.Voter job = CoreBindings.voter(new JobConfig.Sampler(true, 42));
+        Voter job = new Voter("coordinated");
         for (int s = 0; s < 5; s++) {
             GenerationStep st = step(s);
             StepRandomness r = StepRandomness.forStep(st.publicSeed(), 1050);

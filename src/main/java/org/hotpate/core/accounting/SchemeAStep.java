@@ -145,13 +145,11 @@ public final class SchemeAStep implements java.io.Serializable {
     public SchemeBStep.Decision decide(long involvedCount) {
         checkArgument(involvedCount >= 0, "involvedCount must be >= 0; got " + involvedCount);
         long z = involvedCount + noise.sample(random.forCurrentThread());
-        ChargingStep.Outcome o =
+        StepOutcome o =
                 z < plan.params().lower()
-                        ? ChargingStep.Outcome.BELOW
-                        : z <= plan.params().upper()
-                                ? ChargingStep.Outcome.BETWEEN
-                                : ChargingStep.Outcome.ABOVE;
-        return new SchemeBStep.Decision(o, o == ChargingStep.Outcome.BETWEEN, event());
+                        ? StepOutcome.BELOW
+                        : z <= plan.params().upper() ? StepOutcome.BETWEEN : StepOutcome.ABOVE;
+        return new SchemeBStep.Decision(o, o == StepOutcome.BETWEEN, event());
     }
 
     /** The step for the run's ensemble filter: ε-DP (also the worst case). */

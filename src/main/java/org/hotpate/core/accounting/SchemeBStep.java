@@ -127,8 +127,7 @@ public final class SchemeBStep implements java.io.Serializable {
     }
 
     /** The step's outcome, whether the involved teachers are charged, and its ensemble event. */
-    public record Decision(
-            ChargingStep.Outcome outcome, boolean chargeInvolved, PrivacyEvent event) {
+    public record Decision(StepOutcome outcome, boolean chargeInvolved, PrivacyEvent event) {
         public Decision {
             checkNotNull("outcome", outcome);
             checkNotNull("event", event);
@@ -136,7 +135,7 @@ public final class SchemeBStep implements java.io.Serializable {
 
         /** Whether v is released (otherwise ⊥). */
         public boolean reported() {
-            return outcome != ChargingStep.Outcome.BELOW;
+            return outcome != StepOutcome.BELOW;
         }
     }
 
@@ -164,8 +163,7 @@ public final class SchemeBStep implements java.io.Serializable {
         checkArgument(involvedCount >= 0, "involvedCount must be >= 0; got " + involvedCount);
         long z = involvedCount + noise.sample(random.forCurrentThread());
         boolean report = z >= plan.params().threshold();
-        return new Decision(
-                report ? ChargingStep.Outcome.ABOVE : ChargingStep.Outcome.BELOW, true, event());
+        return new Decision(report ? StepOutcome.ABOVE : StepOutcome.BELOW, true, event());
     }
 
     /**

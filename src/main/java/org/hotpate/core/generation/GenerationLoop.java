@@ -22,12 +22,12 @@ import org.hotpate.core.sampling.TeacherDistribution;
  * SeedDerivation.stepSeed(runSeed, promptId, position, attempt)}), same (ε, δ) filter.
  *
  * <p>Before every step the {@link EnsembleBudgetFilter} must afford the method's worst-case event;
- * otherwise generation stops (finish reason {@link FinishReason#BUDGET}) and no later prompt runs.
- * After the release its realized event is charged — once — before the token is appended. On ⊥:
- * {@link FailPolicy#RESAMPLE} retries the position with the next attempt (a new public seed and a
- * new charged query) up to {@code maxAttempts}, then ends the sequence; {@link FailPolicy#FALLBACK}
- * appends a token of the public model drawn with public randomness (no private data, no charge);
- * {@link FailPolicy#STOP} ends the sequence.
+ * otherwise generation stops (finish reason {@link FinishReason#BUDGET_EXHAUSTED}) and no later
+ * prompt runs. After the release its realized event is charged — once — before the token is
+ * appended. On ⊥: {@link FailPolicy#RESAMPLE} retries the position with the next attempt (a new
+ * public seed and a new charged query) up to {@code maxAttempts}, then ends the sequence; {@link
+ * FailPolicy#FALLBACK} appends a token of the public model drawn with public randomness (no private
+ * data, no charge); {@link FailPolicy#STOP} ends the sequence.
  *
  * <p>Refuses methods that are not differentially private: their output must never be counted as
  * private. Not thread-safe (the filter is mutable); one loop per method and budget.
@@ -36,21 +36,6 @@ public final class GenerationLoop {
     private static final long FALLBACK_KEY = SeedDerivation.teacherKey("public-fallback");
 
     private GenerationLoop() {}
-
-    /** What to do when a step returns ⊥. */
-    public enum FailPolicy {
-        RESAMPLE,
-        FALLBACK,
-        STOP
-    }
-
-    /** Why a sequence ended. */
-    public enum FinishReason {
-        STOP_TOKEN,
-        MAX_TOKENS,
-        FAIL_STOP,
-        BUDGET
-    }
 
     /** The teachers: n, and teacher i's next-token distribution after a prefix. */
     public interface Teachers {
@@ -163,7 +148,7 @@ public final class GenerationLoop {
                                     new boolean[0],
                                     0,
                                     0,
-                                    FinishReason.BUDGET)
+                                    FinishReason.BUDGET_EXHAUSTED)
                             : generate(
                                     method,
                                     p,
@@ -172,7 +157,7 @@ public final class GenerationLoop {
                                     vocabularySize,
                                     budget,
                                     options);
-            exhausted = s.finish() == FinishReason.BUDGET;
+            exhausted = s.finish() == FinishReason.BUDGET_EXHAUSTED;
             out.add(s);
         }
         long steps = 0;
@@ -211,10 +196,10 @@ public final class GenerationLoop {
         int steps = 0;
         int fails = 0;
         int attempt = 0;
-        FinishReason finish = FinishReason.MAX_TOKENS;
+        FinishReason finish = FinishReason.MAX_STEPS;
         while (generated.size() < o.maxNewTokens()) {
             if (!budget.canAfford(method.worstCaseStepEvent())) {
-                finish = FinishReason.BUDGET;
+                finish = FinishReason.BUDGET_EXHAUSTED;
                 break;
             }
             int position = generated.size();

@@ -22,8 +22,10 @@ import java.util.List;
  * <p>Neighbouring relation unless an event says otherwise: replace one teacher's data, n fixed and
  * public (PRIVACY.md §0); a vote histogram then has L1 sensitivity 2, L2 sensitivity √2 and its max
  * count sensitivity 1.
+ *
+ * <p>Serializable: a job carries its mechanism's worst-case event in its operators' settings.
  */
-public sealed interface PrivacyEvent {
+public sealed interface PrivacyEvent extends java.io.Serializable {
 
     /** Nothing released that depends on private data (e.g. a public-model fallback token). */
     record NoOp() implements PrivacyEvent {}

@@ -516,7 +516,7 @@ public final class RecordsEvaluation {
                         o.seed(),
                         o.maxTokens(),
                         c.tok().endOfText(),
-                        GenerationLoop.FailPolicy.FALLBACK,
+                        org.hotpate.core.generation.FailPolicy.FALLBACK,
                         1);
         List<int[]> texts = new ArrayList<>();
         List<Integer> labels = new ArrayList<>();

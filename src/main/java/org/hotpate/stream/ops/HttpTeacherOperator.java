@@ -112,7 +112,7 @@ public final class HttpTeacherOperator
                     NgramTeacherOperator.RECORDS,
                     (teacher, state) -> out.collect(query(teacher, step)));
         } else {
-            open.put(step.stepKey(), step);
+            open.put(org.hotpate.protocol.StepId.keyOf(step), step);
         }
     }
 

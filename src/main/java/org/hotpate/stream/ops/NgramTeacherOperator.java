@@ -180,7 +180,9 @@ public final class NgramTeacherOperator
         if (ctx.currentWatermark() >= TeacherGate.READY) {
             ctx.applyToKeyedState(RECORDS, (teacher, state) -> out.collect(answer(teacher, step)));
         } else {
-            open.put(step.stepKey(), step); // answered by each teacher's READY timer
+            open.put(
+                    org.hotpate.protocol.StepId.keyOf(step),
+                    step); // answered by each teacher's READY timer
         }
     }
 

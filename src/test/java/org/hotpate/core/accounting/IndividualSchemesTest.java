@@ -129,19 +129,19 @@ class IndividualSchemesTest {
                         new SchemeBStep.Plan(new SchemeBStep.Params(2, 40, 1), 2, 1.0, 2),
                         NoiseSources.seededInsecureForTestsOnly(3));
         assertThat(b.decide(80))
-                .isEqualTo(new SchemeBStep.Decision(ChargingStep.Outcome.ABOVE, true, b.event()));
-        assertThat(b.decide(5).outcome()).isEqualTo(ChargingStep.Outcome.BELOW);
+                .isEqualTo(new SchemeBStep.Decision(StepOutcome.ABOVE, true, b.event()));
+        assertThat(b.decide(5).outcome()).isEqualTo(StepOutcome.BELOW);
         assertThat(b.decide(5).chargeInvolved()).isTrue();
         assertThat(b.event()).isEqualTo(new PrivacyEvent.DiscreteGaussian(2, 1));
         SchemeAStep a =
                 new SchemeAStep(
                         new SchemeAStep.Plan(new SchemeAStep.Params(1, 50, 100, 1), 3),
                         NoiseSources.seededInsecureForTestsOnly(4));
-        assertThat(a.decide(10).outcome()).isEqualTo(ChargingStep.Outcome.BELOW);
+        assertThat(a.decide(10).outcome()).isEqualTo(StepOutcome.BELOW);
         assertThat(a.decide(10).chargeInvolved()).isFalse();
-        assertThat(a.decide(75).outcome()).isEqualTo(ChargingStep.Outcome.BETWEEN);
+        assertThat(a.decide(75).outcome()).isEqualTo(StepOutcome.BETWEEN);
         assertThat(a.decide(75).chargeInvolved()).isTrue();
-        assertThat(a.decide(300).outcome()).isEqualTo(ChargingStep.Outcome.ABOVE);
+        assertThat(a.decide(300).outcome()).isEqualTo(StepOutcome.ABOVE);
         assertThat(a.decide(300).chargeInvolved()).isFalse();
         assertThat(a.event()).isEqualTo(new PrivacyEvent.PureDp(1));
     }

@@ -107,7 +107,7 @@ class PateTextGenerationTest {
                                         p -> PublicDistribution.uniform(V),
                                         V,
                                         budget(1, 1e-6),
-                                        options(GenerationLoop.FailPolicy.STOP, 1)))
+                                        options(FailPolicy.STOP, 1)))
                 .hasMessageContaining("not differentially private");
     }
 
@@ -118,7 +118,7 @@ class PateTextGenerationTest {
                         new PrivacyBudget(epsilon, delta), confident(3).worstCaseEvent()));
     }
 
-    static GenerationLoop.Options options(GenerationLoop.FailPolicy policy, int attempts) {
+    static GenerationLoop.Options options(FailPolicy policy, int attempts) {
         return new GenerationLoop.Options(7, 5, -1, policy, attempts);
     }
 
@@ -133,7 +133,7 @@ class PateTextGenerationTest {
     @Test
     void loop_failPolicies_andEveryStepCharged() {
         PateTextGeneration cold = PateTextGeneration.cold(confident(3), N);
-        for (GenerationLoop.FailPolicy policy : GenerationLoop.FailPolicy.values()) {
+        for (FailPolicy policy : FailPolicy.values()) {
             EnsembleBudgetFilter f = budget(50, 1e-6);
             GenerationLoop.Result r =
                     GenerationLoop.run(
@@ -148,15 +148,15 @@ class PateTextGenerationTest {
             for (GenerationLoop.Sequence s : r.sequences()) {
                 switch (policy) {
                     case STOP -> {
-                        assertThat(s.finish()).isEqualTo(GenerationLoop.FinishReason.FAIL_STOP);
+                        assertThat(s.finish()).isEqualTo(FinishReason.FAIL_STOP);
                         assertThat(s.steps()).isEqualTo(s.privateTokens() + 1);
                     }
                     case RESAMPLE -> {
-                        assertThat(s.finish()).isEqualTo(GenerationLoop.FinishReason.FAIL_STOP);
+                        assertThat(s.finish()).isEqualTo(FinishReason.FAIL_STOP);
                         assertThat(s.fails()).isGreaterThanOrEqualTo(3);
                     }
                     case FALLBACK -> {
-                        assertThat(s.finish()).isEqualTo(GenerationLoop.FinishReason.MAX_TOKENS);
+                        assertThat(s.finish()).isEqualTo(FinishReason.MAX_STEPS);
                         assertThat(s.generated()).hasSize(5);
                         assertThat(s.privateTokens()).isLessThan(5);
                     }
@@ -177,10 +177,10 @@ class PateTextGenerationTest {
                         p -> PublicDistribution.uniform(V),
                         V,
                         budget(50, 1e-6),
-                        new GenerationLoop.Options(7, 5, 3, GenerationLoop.FailPolicy.STOP, 1));
+                        new GenerationLoop.Options(7, 5, 3, FailPolicy.STOP, 1));
         for (GenerationLoop.Sequence s : r.sequences()) {
             assertThat(s.generated()).containsExactly(3);
-            assertThat(s.finish()).isEqualTo(GenerationLoop.FinishReason.STOP_TOKEN);
+            assertThat(s.finish()).isEqualTo(FinishReason.STOP_TOKEN);
         }
         EnsembleBudgetFilter small = budget(1, 1e-6);
         GenerationLoop.Result b =
@@ -191,10 +191,10 @@ class PateTextGenerationTest {
                         p -> PublicDistribution.uniform(V),
                         V,
                         small,
-                        options(GenerationLoop.FailPolicy.STOP, 1));
+                        options(FailPolicy.STOP, 1));
         assertThat(b.budgetExhausted()).isTrue();
         assertThat(b.spentEpsilon()).isLessThanOrEqualTo(1);
-        assertThat(b.sequences().get(49).finish()).isEqualTo(GenerationLoop.FinishReason.BUDGET);
+        assertThat(b.sequences().get(49).finish()).isEqualTo(FinishReason.BUDGET_EXHAUSTED);
         assertThat(b.sequences().get(49).steps()).isZero();
         assertThat(small.releases()).isEqualTo(b.steps());
     }

@@ -232,7 +232,7 @@ class PmixedMechanismTest {
                         prefix -> p0,
                         4,
                         f,
-                        new GenerationLoop.Options(1, 8, -1, GenerationLoop.FailPolicy.STOP, 1));
+                        new GenerationLoop.Options(1, 8, -1, FailPolicy.STOP, 1));
         assertThat(r.budgetExhausted()).isTrue();
         assertThat(r.steps()).isEqualTo(r.privateTokens()).isGreaterThanOrEqualTo(40);
         assertThat(r.fails()).isZero();

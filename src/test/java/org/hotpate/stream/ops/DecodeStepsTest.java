@@ -11,7 +11,8 @@ import org.hotpate.io.AvroWire;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
-import org.hotpate.stream.CoreBindings;
+import org.hotpate.protocol.RunShape;
+import org.hotpate.stream.SequencePrompts;
 import org.hotpate.stream.StepFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,14 +23,13 @@ import org.junit.jupiter.api.Test;
  * INVALID_STEP with the reason, never opened.
  */
 class DecodeStepsTest {
-    private static final StepFactory STEPS = new StepFactory(RUN, "ens", 42, 1050, 1000);
+    private static final RunShape SHAPE = new RunShape(RUN, "ens", 42, 1050, 1000, 4, 8, 3);
+    private static final StepFactory STEPS = new StepFactory(SHAPE, SequencePrompts.NONE);
     private OneInputStreamOperatorTestHarness<RawRecord, GenerationStep> h;
 
     @BeforeEach
     void open() throws Exception {
-        h =
-                ProcessFunctionTestHarnesses.forProcessFunction(
-                        new DecodeSteps(new DecodeSteps.Settings(STEPS, 4, 8, 3)));
+        h = ProcessFunctionTestHarnesses.forProcessFunction(new DecodeSteps(SHAPE));
     }
 
     @AfterEach
@@ -65,7 +65,9 @@ class DecodeStepsTest {
 
     @Test
     void stepsOfOtherRunsAreSkippedSilently() throws Exception {
-        send(new StepFactory("other-run", "ens", 42, 1050, 1000).step(0, 0, 0, new int[0], 5));
+        send(
+                new RunShape("other-run", "ens", 42, 1050, 1000, 4, 8, 3)
+                        .issue(0, 0, 0, new int[0], new int[0], "", 5));
         assertThat(h.extractOutputValues()).isEmpty();
         assertThat(details()).isEmpty();
     }
@@ -77,17 +79,17 @@ class DecodeStepsTest {
      */
     @Test
     void stepsTheRunDidNotIssueAreRejectedWithTheReason() throws Exception {
-        int v = CoreBindings.RANDOMNESS_VERSION;
-        send(forged("ens", 0, 0, 0, STEPS.seed(0, 0, 0), v, 2000)); // vocabulary
-        send(forged("ens", 0, 0, 0, STEPS.seed(0, 0, 0) + 1, v, 1050)); // seed
-        send(forged("ens", 0, 0, 0, STEPS.seed(0, 0, 0), v + 1, 1050)); // version
-        send(forged("other", 0, 0, 0, STEPS.seed(0, 0, 0), v, 1050)); // ensemble
-        send(forged("ens", 9, 0, 0, STEPS.seed(9, 0, 0), v, 1050)); // sequence out of range
-        send(forged("ens", 0, 8, 0, STEPS.seed(0, 8, 0), v, 1050)); // position out of range
-        send(forged("ens", 0, 0, 3, STEPS.seed(0, 0, 3), v, 1050)); // attempt out of range
+        int v = RunShape.RANDOMNESS_VERSION;
+        send(forged("ens", 0, 0, 0, SHAPE.seed(0, 0, 0), v, 2000)); // vocabulary
+        send(forged("ens", 0, 0, 0, SHAPE.seed(0, 0, 0) + 1, v, 1050)); // seed
+        send(forged("ens", 0, 0, 0, SHAPE.seed(0, 0, 0), v + 1, 1050)); // version
+        send(forged("other", 0, 0, 0, SHAPE.seed(0, 0, 0), v, 1050)); // ensemble
+        send(forged("ens", 9, 0, 0, SHAPE.seed(9, 0, 0), v, 1050)); // sequence out of range
+        send(forged("ens", 0, 8, 0, SHAPE.seed(0, 8, 0), v, 1050)); // position out of range
+        send(forged("ens", 0, 0, 3, SHAPE.seed(0, 0, 3), v, 1050)); // attempt out of range
         send(
                 new GenerationStep(
-                        RUN, "ens", 0, 1, 0, new int[0], STEPS.seed(0, 1, 0), v, 1050, 0, 0));
+                        RUN, "ens", 0, 1, 0, new int[0], SHAPE.seed(0, 1, 0), v, 1050, 0, 0));
         // prefix length
         assertThat(h.extractOutputValues()).isEmpty();
         assertThat(details())

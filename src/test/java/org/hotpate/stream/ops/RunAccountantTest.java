@@ -23,13 +23,19 @@ import org.hotpate.io.PrivacyEventJson;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.Vote;
 import org.hotpate.model.VoteBatch;
-import org.hotpate.stream.Budgets;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.StepId;
+import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.Fixtures;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -44,9 +50,14 @@ class RunAccountantTest {
 
     @TempDir Path ledgerDir;
 
+    private static final BudgetTerms TERMS =
+            new BudgetTerms(BUDGET, 1e-6, Double.POSITIVE_INFINITY);
+
+    /** A DP run admitting every release on {@code worst}. */
     private static RunAccountant.Settings settings(
-            JobConfig.Budget b, Budgets.Prior prior, String dir) {
-        return new RunAccountant.Settings(b, prior, true, "gnmax", dir);
+            BudgetTerms b, DatasetPrior prior, String dir, PrivacyEvent worst) {
+        return new RunAccountant.Settings(
+                b, prior, worst, true, new AccountingMode.EnsembleOnly(), dir);
     }
 
     private void open(RunAccountant.Settings s) throws Exception {
@@ -55,8 +66,9 @@ class RunAccountantTest {
                         new RunAccountant(s), ReleaseCandidate::runId, Types.STRING);
     }
 
-    private void open() throws Exception {
-        open(settings(new JobConfig.Budget(BUDGET, 1e-6, 0), Budgets.Prior.empty("ds"), null));
+    /** The run's budget (ε = BUDGET), its releases admitted on {@code worst}. */
+    private void open(PrivacyEvent worst) throws Exception {
+        open(settings(TERMS, DatasetPrior.empty("ds"), null, worst));
     }
 
     @AfterEach
@@ -66,12 +78,8 @@ class RunAccountantTest {
         }
     }
 
+    /** A candidate whose release realized event {@code e}. */
     private static ReleaseCandidate candidate(int step, int token, PrivacyEvent e) {
-        return candidate(step, token, e, e);
-    }
-
-    private static ReleaseCandidate candidate(
-            int step, int token, PrivacyEvent e, PrivacyEvent worstCase) {
         return new ReleaseCandidate(
                 RUN,
                 0,
@@ -80,12 +88,12 @@ class RunAccountantTest {
                 token,
                 "gnmax",
                 PrivacyEventJson.encode(e),
-                PrivacyEventJson.encode(worstCase),
                 Double.NaN,
                 new long[0],
                 5,
                 5,
-                0);
+                0,
+                new long[0]);
     }
 
     private List<LedgerEntry> ledger() {
@@ -102,7 +110,7 @@ class RunAccountantTest {
 
     @Test
     void shouldStopHardAtTheBudgetAndNeverReleasePastIt() throws Exception {
-        open();
+        open(STEP);
         for (int i = 0; i < 40; i++) {
             h.processElement(candidate(i, i % 2 == 0 ? 7 : -1, STEP), 0);
         }
@@ -115,14 +123,14 @@ class RunAccountantTest {
         assertThat(out.subList((int) released, out.size()))
                 .allMatch(r -> r.outcome() == Outcome.BUDGET_EXHAUSTED && r.token() == -1);
         // Every release is charged exactly once and within the budget.
-        assertThat(ledger().stream().filter(e -> e.kind().equals("CHARGE")).count())
+        assertThat(ledger().stream().filter(e -> e.kind() == LedgerKind.CHARGE).count())
                 .isEqualTo(released);
         assertThat(ledger())
-                .filteredOn(e -> e.kind().equals("CHARGE"))
+                .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
                 .allMatch(e -> e.epsilonAfter() <= BUDGET + 1e-12);
         assertThat(out).allMatch(r -> r.epsilonSpent() <= BUDGET + 1e-12);
         assertThat(ledger())
-                .filteredOn(e -> e.kind().equals("CHARGE"))
+                .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
                 .extracting(LedgerEntry::releases)
                 .isSorted()
                 .doesNotHaveDuplicates();
@@ -132,7 +140,7 @@ class RunAccountantTest {
 
     @Test
     void shouldRefuseEvenACheapEventOnceExhausted() throws Exception {
-        open();
+        open(new PrivacyEvent.Gaussian(0.5, Math.sqrt(2))); // the run's worst case
         h.processElement(
                 candidate(0, 1, new PrivacyEvent.Gaussian(0.5, Math.sqrt(2))),
                 0); // too expensive alone
@@ -144,25 +152,27 @@ class RunAccountantTest {
 
     @Test
     void shouldRefuseAStepWhoseWorstCaseDoesNotFit_evenWhenItsOutcomeWasBottom() throws Exception {
-        open();
         PrivacyEvent bottom = new PrivacyEvent.ConfidentGnmax(20, 4, 0.5, false);
         PrivacyEvent worst = new PrivacyEvent.ConfidentGnmax(20, 4, 0.5, true);
-        h.processElement(candidate(0, -1, bottom, worst), 0);
+        open(worst);
+        h.processElement(candidate(0, -1, bottom), 0);
         assertThat(h.extractOutputValues())
                 .extracting(StepResult::outcome)
                 .containsExactly(Outcome.BUDGET_EXHAUSTED);
-        assertThat(ledger()).extracting(LedgerEntry::kind).containsExactly("REFUSED");
+        assertThat(ledger()).extracting(LedgerEntry::kind).containsExactly(LedgerKind.REFUSED);
     }
 
     @Test
     void shouldChargeTheRealizedEvent_afterAdmittingOnTheWorstCase() throws Exception {
-        open();
         PrivacyEvent bottom = new PrivacyEvent.ConfidentGnmax(20, 4, 4, false);
         PrivacyEvent worst = new PrivacyEvent.ConfidentGnmax(20, 4, 4, true);
-        h.processElement(candidate(0, -1, bottom, worst), 0);
-        h.processElement(candidate(1, 3, worst, worst), 0);
+        open(worst);
+        h.processElement(candidate(0, -1, bottom), 0);
+        h.processElement(candidate(1, 3, worst), 0);
         List<LedgerEntry> charges = ledger();
-        assertThat(charges).extracting(LedgerEntry::kind).containsExactly("CHARGE", "CHARGE");
+        assertThat(charges)
+                .extracting(LedgerEntry::kind)
+                .containsExactly(LedgerKind.CHARGE, LedgerKind.CHARGE);
         // ⊥ paid only its threshold step; the answer paid threshold + argmax (at the fixed order)
         EnsembleBudgetFilter.Config cfg =
                 EnsembleBudgetFilter.Config.plan(new PrivacyBudget(BUDGET, 1e-6), worst);
@@ -175,8 +185,8 @@ class RunAccountantTest {
 
     @Test
     void shouldRefuseANonPrivateReferenceUnderAFiniteBudget() throws Exception {
-        open();
         PrivacyEvent notPrivate = new PrivacyEvent.NotPrivate("targmax");
+        open(notPrivate);
         h.processElement(candidate(0, 3, notPrivate), 0);
         assertThat(h.extractOutputValues())
                 .extracting(StepResult::outcome)
@@ -185,7 +195,7 @@ class RunAccountantTest {
 
     @Test
     void shouldNotPublishTheVoteCountProfile() throws Exception {
-        open();
+        open(new PrivacyEvent.Gnmax(40.0));
         h.processElement(candidate(0, 3, new PrivacyEvent.Gnmax(40.0)), 0);
         assertThat(h.extractOutputValues())
                 .singleElement()
@@ -213,11 +223,11 @@ class RunAccountantTest {
      */
     @Test
     void aSecondCandidateForAReleasedStepKeyIsNeverPublishedOrCharged() throws Exception {
-        open();
+        open(STEP);
         h.processElement(candidate(0, 7, STEP), 0);
         h.processElement(candidate(0, 8, STEP), 0); // same key, another answer
         assertThat(h.extractOutputValues()).extracting(StepResult::token).containsExactly(7);
-        assertThat(ledger()).filteredOn(e -> e.kind().equals("CHARGE")).hasSize(1);
+        assertThat(ledger()).filteredOn(e -> e.kind() == LedgerKind.CHARGE).hasSize(1);
         assertThat(h.getSideOutput(Tags.REJECTED))
                 .extracting(r -> r.getValue().reason())
                 .containsExactly(Rejected.DUPLICATE_RELEASE);
@@ -230,20 +240,21 @@ class RunAccountantTest {
      */
     @Test
     void aLateVoteAfterTheReducersRetentionIsNeverReleasedTwice() throws Exception {
+        JobConfig.Mechanism gnmax = new JobConfig.Mechanism("gnmax", Map.of("sigma", 30.0));
         var reducer =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         new StepReducer(
                                 new StepReducer.Settings(
                                         "dist",
+                                        Fixtures.SHAPE,
                                         2,
-                                        Fixtures.VOCAB,
-                                        1000,
-                                        5000,
-                                        new JobConfig.Mechanism("gnmax", Map.of("sigma", 30.0)),
                                         1,
+                                        5000,
+                                        gnmax,
+                                        new AccountingMode.EnsembleOnly(),
                                         KeyedNoiseSource.newSecret())),
-                        VoteBatch::stepKey,
-                        GenerationStep::stepKey,
+                        (VoteBatch b) -> StepId.keyOf(b),
+                        (GenerationStep g) -> StepId.keyOf(g),
                         Types.STRING);
         try {
             reducer.setProcessingTime(0);
@@ -257,12 +268,18 @@ class RunAccountantTest {
             reducer.setProcessingTime(12_000); // its deadline: a second candidate
             List<ReleaseCandidate> candidates = reducer.extractOutputValues();
             assertThat(candidates).hasSize(2);
-            open();
+            open(
+                    CoreBindings.mechanism(
+                                    gnmax,
+                                    Fixtures.VOCAB,
+                                    2,
+                                    org.hotpate.core.noise.NoiseSources.secure())
+                            .worstCaseEvent());
             for (ReleaseCandidate c : candidates) {
                 h.processElement(c, 0);
             }
             assertThat(h.extractOutputValues()).hasSize(1);
-            assertThat(ledger()).filteredOn(e -> e.kind().equals("CHARGE")).hasSize(1);
+            assertThat(ledger()).filteredOn(e -> e.kind() == LedgerKind.CHARGE).hasSize(1);
         } finally {
             reducer.close();
         }
@@ -274,20 +291,19 @@ class RunAccountantTest {
      */
     @Test
     void theDatasetCapStopsTheRunWhenEarlierRunsSpentMostOfIt() throws Exception {
-        JobConfig.Budget budget =
-                new JobConfig.Budget(BUDGET, 1e-6, 0, "ds", 2.5, "", ledgerDir.toString(), 0, 0);
+        BudgetTerms budget = new BudgetTerms(BUDGET, 1e-6, 2.5);
         PrivacyEvent cheap = new PrivacyEvent.Gaussian(20.0, Math.sqrt(2));
-        open(settings(budget, Budgets.Prior.empty("ds"), null));
+        open(settings(budget, DatasetPrior.empty("ds"), null, cheap));
         for (int i = 0; i < 60; i++) { // 35 fit the run's budget alone
             h.processElement(candidate(i, 7, cheap), 0);
         }
         BudgetRecord run1 = budgetLedger().get(budgetLedger().size() - 1);
         long alone = run1.releases();
         h.close();
-        Budgets.Prior prior = Budgets.compose("ds", List.of(run1), "run-2");
-        assertThat(Budgets.epsilon(prior, 1e-6))
+        DatasetPrior prior = DatasetPrior.compose("ds", List.of(run1), "run-2");
+        assertThat(prior.epsilon(1e-6))
                 .isCloseTo(run1.epsilon(), org.assertj.core.api.Assertions.within(1e-12));
-        open(settings(budget, prior, null));
+        open(settings(budget, prior, null, cheap));
         for (int i = 0; i < 60; i++) { // 35 fit the run's budget alone
             h.processElement(candidate(i, 7, cheap), 0);
         }
@@ -297,7 +313,7 @@ class RunAccountantTest {
                         .count();
         assertThat(second).isPositive().isLessThan(alone);
         List<LedgerEntry> charges =
-                ledger().stream().filter(e -> e.kind().equals("CHARGE")).toList();
+                ledger().stream().filter(e -> e.kind() == LedgerKind.CHARGE).toList();
         double last = charges.get(charges.size() - 1).datasetEpsilonAfter();
         assertThat(last).isGreaterThan(run1.epsilon()).isLessThanOrEqualTo(2.5);
         assertThat(charges).allMatch(e -> e.epsilonAfter() <= BUDGET);
@@ -309,9 +325,9 @@ class RunAccountantTest {
      */
     @Test
     void theLocalLedgerIsWrittenAtTheCheckpointAndNeverLowered() throws Exception {
-        JobConfig.Budget budget = new JobConfig.Budget(50, 1e-6, 0);
+        BudgetTerms budget = new BudgetTerms(50, 1e-6, Double.POSITIVE_INFINITY);
         RunAccountant.Settings s =
-                settings(budget, Budgets.Prior.empty("ds"), ledgerDir.toString());
+                settings(budget, DatasetPrior.empty("ds"), ledgerDir.toString(), STEP);
         open(s);
         Path file = BudgetLedgerIo.runFile(ledgerDir, "ds", RUN);
         for (int i = 0; i < 3; i++) {
@@ -352,10 +368,11 @@ class RunAccountantTest {
     void aNonPrivateRunReportsNoFiniteEpsilon() throws Exception {
         open(
                 new RunAccountant.Settings(
-                        new JobConfig.Budget(Double.POSITIVE_INFINITY, 1e-6, 0),
-                        Budgets.Prior.empty("ds"),
+                        new BudgetTerms(Double.POSITIVE_INFINITY, 1e-6, Double.POSITIVE_INFINITY),
+                        DatasetPrior.empty("ds"),
+                        new PrivacyEvent.NoOp(),
                         false,
-                        "targmax",
+                        new AccountingMode.EnsembleOnly(),
                         null));
         for (int i = 0; i < 5; i++) {
             h.processElement(candidate(i, 7, new PrivacyEvent.NoOp()), 0);
@@ -382,7 +399,6 @@ class RunAccountantTest {
                 7,
                 "scheme-a",
                 e,
-                e,
                 Double.NaN,
                 between ? involved : new long[0],
                 5,
@@ -391,16 +407,31 @@ class RunAccountantTest {
                 involved);
     }
 
+    /** Scheme A's accounting mode (the accountant only asks whether it feeds outcomes back). */
+    private static AccountingMode schemeAMode() {
+        org.hotpate.core.accounting.SchemeAStep.Plan plan =
+                new org.hotpate.core.accounting.SchemeAStep.Plan(
+                        new org.hotpate.core.accounting.SchemeAStep.Params(0.5, 10, 30, 1.0), 5);
+        return new AccountingMode.ChargeOnOutcome(
+                new IndividualScheme(
+                        plan,
+                        1e-6,
+                        Fixtures.VOCAB,
+                        () ->
+                                new org.hotpate.core.sampling.TeacherDistribution
+                                        .SparseProbabilities(new int[] {1}, new double[] {1.0})));
+    }
+
     @Test
     void shouldFeedEachAdmittedSchemeAReleaseBackToItsInvolvedTeachersOnce() throws Exception {
         open(
                 new RunAccountant.Settings(
-                        new JobConfig.Budget(1.2, 1e-6, 0),
-                        Budgets.Prior.empty("ds"),
+                        new BudgetTerms(1.2, 1e-6, Double.POSITIVE_INFINITY),
+                        DatasetPrior.empty("ds"),
+                        new PrivacyEvent.PureDp(0.5),
                         true,
-                        "scheme-a",
-                        null,
-                        true));
+                        schemeAMode(),
+                        null));
         h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // BETWEEN: both charged
         h.processElement(schemeA(1, new long[] {2}, false), 0); // ABOVE/BELOW: resolved only
         h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // replayed: DUPLICATE_RELEASE
@@ -419,7 +450,7 @@ class RunAccountantTest {
                         org.assertj.core.groups.Tuple.tuple(0, 4L, true),
                         org.assertj.core.groups.Tuple.tuple(1, 2L, false));
         assertThat(ledger())
-                .filteredOn(e -> e.kind().equals(LedgerEntry.TEACHER_FEEDBACK))
+                .filteredOn(e -> e.kind() == LedgerKind.TEACHER_FEEDBACK)
                 .extracting(LedgerEntry::step, LedgerEntry::releases, LedgerEntry::votesCast)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(0, 2L, 2),

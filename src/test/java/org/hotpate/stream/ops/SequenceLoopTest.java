@@ -7,11 +7,19 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.hotpate.core.generation.FailPolicy;
+import org.hotpate.core.generation.FinishReason;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.protocol.RunShape;
+import org.hotpate.protocol.SequenceId;
+import org.hotpate.protocol.SequenceProgress;
+import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.SequencePrompts;
+import org.hotpate.stream.SequenceText;
 import org.hotpate.stream.StepFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,23 +27,22 @@ import org.junit.jupiter.api.Test;
 class SequenceLoopTest {
     private static final long RETENTION = 5000;
     private static final long WATCHDOG = 3000;
-    private static final StepFactory STEPS = new StepFactory(RUN, "ens", 42, 1050, 1000);
+    private static final StepFactory STEPS =
+            new StepFactory(
+                    new RunShape(RUN, "ens", 42, 1050, 1000, 1000, 1000, 1000),
+                    SequencePrompts.NONE);
     private KeyedTwoInputStreamOperatorTestHarness<
                     String, StepResult, GenerationStep, GenerationStep>
             h;
 
     private void open(
-            JobConfig.FailPolicy policy,
-            int maxSteps,
-            int stopToken,
-            int sequences,
-            int concurrency)
+            FailPolicy policy, int maxSteps, int stopToken, int sequences, int concurrency)
             throws Exception {
         open(policy, maxSteps, stopToken, sequences, concurrency, 5);
     }
 
     private void open(
-            JobConfig.FailPolicy policy,
+            FailPolicy policy,
             int maxSteps,
             int stopToken,
             int sequences,
@@ -45,18 +52,6 @@ class SequenceLoopTest {
         if (h != null) {
             h.close();
         }
-        JobConfig.Generation gen =
-                new JobConfig.Generation(
-                        sequences,
-                        concurrency,
-                        maxSteps,
-                        stopToken,
-                        policy,
-                        2,
-                        1000,
-                        0,
-                        WATCHDOG,
-                        maxReissues);
         JobConfig.Ensemble ens =
                 new JobConfig.Ensemble(
                         "ens",
@@ -72,9 +67,23 @@ class SequenceLoopTest {
                         1050);
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
-                        new SequenceLoop(gen, ens, STEPS, RETENTION, WATCHDOG),
-                        StepResult::sequenceKey,
-                        GenerationStep::sequenceKey,
+                        new SequenceLoop(
+                                new SequenceLoop.Settings(
+                                        STEPS,
+                                        new SequenceProgress.Policy(
+                                                policy,
+                                                2,
+                                                maxSteps,
+                                                maxReissues,
+                                                concurrency,
+                                                sequences),
+                                        RETENTION,
+                                        WATCHDOG,
+                                        SequenceText.NUMBERS,
+                                        stopToken,
+                                        CoreBindings.publicModel(ens))),
+                        (StepResult r) -> SequenceId.keyOf(r.runId(), r.sequenceId()),
+                        (GenerationStep g) -> SequenceId.keyOf(g.runId(), g.sequenceId()),
                         Types.STRING);
         h.setProcessingTime(0);
     }
@@ -96,7 +105,7 @@ class SequenceLoopTest {
 
     @Test
     void shouldAppendTokensAndIssueTheNextStepWithThePrefix() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 3, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         h.processElement1(result(0, 1, 0, Outcome.TOKEN, 102), 0);
         assertThat(h.extractOutputValues()).extracting(GenerationStep::step).containsExactly(1, 2);
@@ -108,14 +117,14 @@ class SequenceLoopTest {
                         r -> {
                             assertThat(r.tokens()).containsExactly(101, 102, 103);
                             assertThat(r.text()).isEqualTo("101 102 103");
-                            assertThat(r.finishReason()).isEqualTo("MAX_STEPS");
+                            assertThat(r.finishReason()).isEqualTo(FinishReason.MAX_STEPS);
                         });
         assertThat(h.extractOutputValues()).hasSize(2); // no successor: only one sequence
     }
 
     @Test
     void shouldResampleWithANewSeedThenStop() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 5, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 5, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         GenerationStep retry = h.extractOutputValues().get(0);
         assertThat(retry.step()).isZero();
@@ -127,14 +136,14 @@ class SequenceLoopTest {
                 .singleElement()
                 .satisfies(
                         r -> {
-                            assertThat(r.finishReason()).isEqualTo("FAIL_STOP");
+                            assertThat(r.finishReason()).isEqualTo(FinishReason.FAIL_STOP);
                             assertThat(r.fails()).isEqualTo(2);
                         });
     }
 
     @Test
     void shouldFallBackToThePublicModel() throws Exception {
-        open(JobConfig.FailPolicy.FALLBACK, 1, -1, 1, 1);
+        open(FailPolicy.FALLBACK, 1, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         assertThat(records())
                 .singleElement()
@@ -148,21 +157,21 @@ class SequenceLoopTest {
 
     @Test
     void shouldStopOnFailWhenToldTo() throws Exception {
-        open(JobConfig.FailPolicy.STOP, 5, -1, 1, 1);
+        open(FailPolicy.STOP, 5, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.FAIL, -1), 0);
         assertThat(records())
                 .extracting(SyntheticRecord::finishReason)
-                .containsExactly("FAIL_STOP");
+                .containsExactly(FinishReason.FAIL_STOP);
         assertThat(h.extractOutputValues()).isEmpty();
     }
 
     @Test
     void shouldStopAtTheStopTokenAndStartTheSuccessor() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 5, 1049, 4, 2);
+        open(FailPolicy.RESAMPLE, 5, 1049, 4, 2);
         h.processElement1(result(1, 0, 0, Outcome.TOKEN, 1049), 0);
         assertThat(records())
                 .extracting(SyntheticRecord::finishReason)
-                .containsExactly("STOP_TOKEN");
+                .containsExactly(FinishReason.STOP_TOKEN);
         assertThat(h.extractOutputValues())
                 .singleElement()
                 .satisfies(
@@ -174,7 +183,7 @@ class SequenceLoopTest {
 
     @Test
     void shouldIgnoreDuplicateResultsAndClearStateLater() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 2, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 2, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         assertThat(h.extractOutputValues()).hasSize(1);
@@ -188,14 +197,14 @@ class SequenceLoopTest {
 
     @Test
     void shouldEndTheSequenceWithoutSuccessorWhenTheBudgetIsExhausted() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 5, -1, 4, 2);
+        open(FailPolicy.RESAMPLE, 5, -1, 4, 2);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         h.processElement1(result(0, 1, 0, Outcome.BUDGET_EXHAUSTED, -1), 0);
         assertThat(records())
                 .singleElement()
                 .satisfies(
                         r -> {
-                            assertThat(r.finishReason()).isEqualTo("BUDGET_EXHAUSTED");
+                            assertThat(r.finishReason()).isEqualTo(FinishReason.BUDGET_EXHAUSTED);
                             assertThat(r.tokens()).containsExactly(101);
                         });
         assertThat(h.extractOutputValues()).hasSize(1); // only step 1 of sequence 0; no sequence 2
@@ -208,7 +217,7 @@ class SequenceLoopTest {
      */
     @Test
     void theWatchdogReissuesAPositionThatGotNoResult() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 3, -1, 1, 1);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0); // issues (1, 0), watched
         h.setProcessingTime(WATCHDOG - 1);
         assertThat(h.extractOutputValues()).hasSize(1);
@@ -219,7 +228,7 @@ class SequenceLoopTest {
                         org.assertj.core.groups.Tuple.tuple(1, 0),
                         org.assertj.core.groups.Tuple.tuple(1, 1));
         GenerationStep reissued = h.extractOutputValues().get(1);
-        assertThat(reissued.publicSeed()).isEqualTo(STEPS.seed(0, 1, 1));
+        assertThat(reissued.publicSeed()).isEqualTo(STEPS.shape().seed(0, 1, 1));
         assertThat(reissued.prefix()).containsExactly(101);
         h.processElement1(result(0, 1, 0, Outcome.TOKEN, 555), WATCHDOG + 1); // stale: ignored
         assertThat(h.extractOutputValues()).hasSize(2);
@@ -235,14 +244,14 @@ class SequenceLoopTest {
 
     @Test
     void theFirstStepOfASequenceIsWatchedFromTheStepsTopic() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 3, -1, 1, 1);
         h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0); // issued by the start source
         h.setProcessingTime(WATCHDOG);
         assertThat(h.extractOutputValues())
                 .extracting(GenerationStep::step, GenerationStep::attempt)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 1));
         // An old first step seen again after the sequence's state is gone does not restart it.
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1);
+        open(FailPolicy.RESAMPLE, 3, -1, 1, 1);
         h.setProcessingTime(RETENTION + 10);
         h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), RETENTION + 10);
         h.setProcessingTime(RETENTION + 10 + WATCHDOG);
@@ -251,7 +260,7 @@ class SequenceLoopTest {
 
     @Test
     void afterMaxReissuesWithoutAnyResultTheSequenceFinishesAsNoQuorum() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 4, 2, 2);
+        open(FailPolicy.RESAMPLE, 3, -1, 4, 2, 2);
         h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0);
         h.setProcessingTime(WATCHDOG); // attempt 1
         h.setProcessingTime(2 * WATCHDOG); // attempt 2
@@ -261,7 +270,7 @@ class SequenceLoopTest {
                 .singleElement()
                 .satisfies(
                         r -> {
-                            assertThat(r.finishReason()).isEqualTo("NO_QUORUM");
+                            assertThat(r.finishReason()).isEqualTo(FinishReason.NO_QUORUM);
                             assertThat(r.tokens()).isEmpty();
                         });
         assertThat(h.extractOutputValues())
@@ -277,7 +286,7 @@ class SequenceLoopTest {
 
     @Test
     void reissuesDoNotCountAsFailedAttempts_andAResultResetsTheCount() throws Exception {
-        open(JobConfig.FailPolicy.RESAMPLE, 3, -1, 1, 1, 1); // max-attempts 2, one re-issue
+        open(FailPolicy.RESAMPLE, 3, -1, 1, 1, 1); // max-attempts 2, one re-issue
         h.processElement2(STEPS.step(0, 0, 0, new int[0], 0), 0);
         h.setProcessingTime(WATCHDOG); // re-issue: attempt 1
         h.processElement1(result(0, 0, 1, Outcome.FAIL, -1), WATCHDOG); // first ⊥ here

@@ -18,10 +18,16 @@ import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.Vote;
 import org.hotpate.model.VoteBatch;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.StepId;
+import org.hotpate.stream.CoreBindings;
+import org.hotpate.stream.Fixtures;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,15 +49,22 @@ class StepReducerTest {
             JobConfig.Mechanism m, int teachers, int minTeachers, byte[] secret) {
         return new StepReducer(
                 new StepReducer.Settings(
-                        "dist", teachers, 10, DEADLINE, RETENTION, m, minTeachers, secret));
+                        "dist",
+                        Fixtures.SHAPE,
+                        teachers,
+                        minTeachers,
+                        RETENTION,
+                        m,
+                        new AccountingMode.EnsembleOnly(),
+                        secret));
     }
 
     private void open(int minTeachers) throws Exception {
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         reducer(TARGMAX, 3, minTeachers, KeyedNoiseSource.newSecret()),
-                        VoteBatch::stepKey,
-                        GenerationStep::stepKey,
+                        (VoteBatch b) -> StepId.keyOf(b),
+                        (GenerationStep g) -> StepId.keyOf(g),
                         Types.STRING);
         h.setProcessingTime(0);
     }
@@ -62,8 +75,8 @@ class StepReducerTest {
         var harness =
                 new KeyedTwoInputStreamOperatorTestHarness<>(
                         new KeyedCoProcessOperator<>(r),
-                        VoteBatch::stepKey,
-                        GenerationStep::stepKey,
+                        (VoteBatch b) -> StepId.keyOf(b),
+                        (GenerationStep g) -> StepId.keyOf(g),
                         Types.STRING);
         harness.initializeState(snap);
         harness.open();
@@ -163,7 +176,7 @@ class StepReducerTest {
                 .singleElement()
                 .satisfies(
                         e -> {
-                            assertThat(e.kind()).isEqualTo(LedgerEntry.ABANDONED);
+                            assertThat(e.kind()).isEqualTo(LedgerKind.ABANDONED);
                             assertThat(e.votesCast()).isEqualTo(1);
                             assertThat(e.step()).isZero();
                         });
@@ -280,8 +293,8 @@ class StepReducerTest {
                 h =
                         ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                                 reducer(gnmax, 3, 1, secret),
-                                VoteBatch::stepKey,
-                                GenerationStep::stepKey,
+                                (VoteBatch b) -> StepId.keyOf(b),
+                                (GenerationStep g) -> StepId.keyOf(g),
                                 Types.STRING);
                 h.processElement2(step(0, s, 0), 0);
                 h.processElement1(vote(s, 0, 1), 0);
@@ -300,8 +313,8 @@ class StepReducerTest {
                 h =
                         ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                                 reducer(gnmax, 3, 1, KeyedNoiseSource.newSecret()),
-                                VoteBatch::stepKey,
-                                GenerationStep::stepKey,
+                                (VoteBatch b) -> StepId.keyOf(b),
+                                (GenerationStep g) -> StepId.keyOf(g),
                                 Types.STRING);
                 h.processElement2(step(0, s, 0), 0);
                 h.processElement1(vote(s, 0, 1), 0);
@@ -327,46 +340,46 @@ class StepReducerTest {
                 new JobConfig.Mechanism(
                         "scheme-a",
                         Map.of("epsilon", 0.1, "lower", 10.0, "upper", 30.0, "sample-rate", 1.0));
-        org.hotpate.stream.IndividualAccounting acc =
-                new org.hotpate.stream.IndividualAccounting(
+        IndividualScheme acc =
+                new IndividualScheme(
                         new org.hotpate.core.accounting.SchemeAStep.Plan(
                                 org.hotpate.core.accounting.SchemeAStep.Params.fromSpec(m.params()),
                                 5),
                         1e-6,
-                        new JobConfig.Ensemble(
-                                "ens",
-                                3,
-                                true,
-                                JobConfig.TeacherSource.EXTERNAL,
-                                20,
-                                0.5,
-                                1,
-                                JobConfig.Payload.SPARSE,
-                                0,
-                                8,
-                                org.hotpate.stream.Fixtures.VOCAB));
+                        Fixtures.VOCAB,
+                        CoreBindings.publicModel(
+                                new JobConfig.Ensemble(
+                                        "ens",
+                                        3,
+                                        true,
+                                        JobConfig.TeacherSource.EXTERNAL,
+                                        20,
+                                        0.5,
+                                        1,
+                                        JobConfig.Payload.SPARSE,
+                                        0,
+                                        8,
+                                        Fixtures.VOCAB)));
         schemeA = acc;
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         new StepReducer(
                                 new StepReducer.Settings(
                                         "dist",
+                                        Fixtures.SHAPE,
                                         3,
-                                        org.hotpate.stream.Fixtures.VOCAB,
-                                        DEADLINE,
+                                        minTeachers,
                                         RETENTION,
                                         m,
-                                        minTeachers,
-                                        KeyedNoiseSource.newSecret(),
-                                        acc,
-                                        42)),
-                        VoteBatch::stepKey,
-                        GenerationStep::stepKey,
+                                        new AccountingMode.ChargeOnOutcome(acc),
+                                        KeyedNoiseSource.newSecret())),
+                        (VoteBatch b) -> StepId.keyOf(b),
+                        (GenerationStep g) -> StepId.keyOf(g),
                         Types.STRING);
         h.setProcessingTime(0);
     }
 
-    private org.hotpate.stream.IndividualAccounting schemeA;
+    private IndividualScheme schemeA;
 
     private List<org.hotpate.model.TeacherFeedback> feedback() {
         return h.getSideOutput(Tags.TEACHER_FEEDBACK) == null
@@ -392,10 +405,10 @@ class StepReducerTest {
                 .extracting(
                         org.hotpate.model.TeacherFeedback::teacherId,
                         org.hotpate.model.TeacherFeedback::charged,
-                        org.hotpate.model.TeacherFeedback::stepKey)
+                        f -> StepId.keyOf(f))
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(0L, false, s.stepKey()),
-                        org.assertj.core.groups.Tuple.tuple(1L, false, s.stepKey()));
+                        org.assertj.core.groups.Tuple.tuple(0L, false, StepId.keyOf(s)),
+                        org.assertj.core.groups.Tuple.tuple(1L, false, StepId.keyOf(s)));
     }
 
     @Test

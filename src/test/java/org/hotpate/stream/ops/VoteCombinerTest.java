@@ -48,7 +48,7 @@ class VoteCombinerTest {
         assertThat(h.extractOutputValues()).isEmpty();
         h.prepareSnapshotPreBarrier(1);
         assertThat(h.extractOutputValues())
-                .extracting(VoteBatch::stepKey, VoteBatch::size)
+                .extracting(b -> org.hotpate.protocol.StepId.keyOf(b), VoteBatch::size)
                 .containsExactlyInAnyOrder(
                         org.assertj.core.groups.Tuple.tuple("run/0/0/0", 2),
                         org.assertj.core.groups.Tuple.tuple("run/1/0/0", 1));

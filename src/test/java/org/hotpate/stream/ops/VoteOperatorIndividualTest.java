@@ -18,11 +18,14 @@ import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.IndividualAccounting;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +45,7 @@ class VoteOperatorIndividualTest {
     private KeyedBroadcastOperatorTestHarness<Long, VoteOperator.Input, GenerationStep, Vote> h;
 
     /** σ = 8 at (1, 10⁻⁶) plans K = 2 (docs/privacy-accounting.md §5). */
-    private static IndividualAccounting accounting(int teachers, double sampleRate) {
+    private static IndividualScheme accounting(int teachers, double sampleRate) {
         SchemeBStep.Plan plan =
                 SchemeBStep.Plan.forTarget(
                         new SchemeBStep.Params(8, 30, sampleRate), TARGET_EPS, TARGET_DELTA);
@@ -59,21 +62,21 @@ class VoteOperatorIndividualTest {
                         0,
                         8,
                         Fixtures.VOCAB);
-        return new IndividualAccounting(plan, TARGET_DELTA, ens);
+        return new IndividualScheme(
+                plan, TARGET_DELTA, Fixtures.VOCAB, CoreBindings.publicModel(ens));
     }
 
     private static VoteOperator operator(
-            int teachers, IndividualAccounting acc, Map<Long, Long> prior, String ledgerDir) {
+            int teachers, IndividualScheme acc, Map<Long, Long> prior, String ledgerDir) {
         return new VoteOperator(
                 new VoteOperator.Settings(
                         "dist",
-                        teachers,
                         1000,
                         60_000,
-                        0,
-                        0,
-                        new JobConfig.Sampler(true, 42),
-                        new VoteOperator.Individual(acc, prior, "ds", ledgerDir)));
+                        new AccountingMode.ChargeAtVote(acc),
+                        "ds",
+                        prior,
+                        ledgerDir));
     }
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {
@@ -88,7 +91,7 @@ class VoteOperatorIndividualTest {
     }
 
     /** The tested token v of a step (public: the public model's vote under the step seed). */
-    private static int tested(IndividualAccounting acc, GenerationStep s) {
+    private static int tested(IndividualScheme acc, GenerationStep s) {
         return acc.randomness(s.publicSeed()).token();
     }
 
@@ -96,11 +99,11 @@ class VoteOperatorIndividualTest {
         return (v + 1) % Fixtures.VOCAB;
     }
 
-    private List<LedgerEntry> ledger(String kind) {
+    private List<LedgerEntry> ledger(LedgerKind kind) {
         List<LedgerEntry> out = new ArrayList<>();
         if (h.getSideOutput(Tags.LEDGER) != null) {
             for (StreamRecord<LedgerEntry> r : h.getSideOutput(Tags.LEDGER)) {
-                if (r.getValue().kind().equals(kind)) {
+                if (r.getValue().kind() == kind) {
                     out.add(r.getValue());
                 }
             }
@@ -110,7 +113,7 @@ class VoteOperatorIndividualTest {
 
     @Test
     void shouldChargeInvolvedTeachersRetireAtKAndNeverVoteAgain() throws Exception {
-        IndividualAccounting acc = accounting(3, 1.0); // ν = 1: every coin is 1
+        IndividualScheme acc = accounting(3, 1.0); // ν = 1: every coin is 1
         assertThat(acc.plan().limit()).isEqualTo(2);
         open(operator(3, acc, Map.of(), null), null);
         List<Integer> teacher1 = new ArrayList<>();
@@ -131,17 +134,17 @@ class VoteOperatorIndividualTest {
         // Two involvements (K = 2), then abstentions for good.
         assertThat(teacher1.subList(2, 4)).containsOnly(Vote.ABSTAIN);
         assertThat(teacher1.subList(0, 2)).doesNotContain(Vote.ABSTAIN);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE))
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE))
                 .extracting(LedgerEntry::teacherId, LedgerEntry::releases)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(1L, 1L),
                         org.assertj.core.groups.Tuple.tuple(1L, 2L));
-        assertThat(ledger(LedgerEntry.TEACHER_RETIRED))
+        assertThat(ledger(LedgerKind.TEACHER_RETIRED))
                 .extracting(LedgerEntry::teacherId)
                 .containsExactly(1L);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE).get(1).epsilonAfter())
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE).get(1).epsilonAfter())
                 .isLessThanOrEqualTo(TARGET_EPS)
-                .isGreaterThan(ledger(LedgerEntry.TEACHER_CHARGE).get(0).epsilonAfter());
+                .isGreaterThan(ledger(LedgerKind.TEACHER_CHARGE).get(0).epsilonAfter());
         // Kafka ledger mode: each charge also goes out as a durable teacher entry.
         assertThat(h.getSideOutput(Tags.TEACHER_LEDGER))
                 .extracting(StreamRecord::getValue)
@@ -153,7 +156,7 @@ class VoteOperatorIndividualTest {
 
     @Test
     void shouldChargeAReplayedAnswerOnceAlsoAfterARestore() throws Exception {
-        IndividualAccounting acc = accounting(3, 1.0);
+        IndividualScheme acc = accounting(3, 1.0);
         open(operator(3, acc, Map.of(), null), null);
         GenerationStep s0 = step(0, 0, 0);
         int v = tested(acc, s0);
@@ -167,20 +170,20 @@ class VoteOperatorIndividualTest {
         assertThat(h.getSideOutput(Tags.REJECTED))
                 .extracting(r -> r.getValue().reason())
                 .containsExactly(Rejected.DUPLICATE_VOTE);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE)).isEmpty(); // nothing new after restore
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty(); // nothing new after restore
         // The restored state holds one charge: one more involvement retires teacher 1 (K = 2).
         GenerationStep s1 = step(0, 1, 0);
         h.processBroadcastElement(s1, 0);
         h.processElement(certain(1, 0, 1, 0, tested(acc, s1)), 0);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE))
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE))
                 .extracting(LedgerEntry::releases)
                 .containsExactly(2L);
-        assertThat(ledger(LedgerEntry.TEACHER_RETIRED)).hasSize(1);
+        assertThat(ledger(LedgerKind.TEACHER_RETIRED)).hasSize(1);
     }
 
     @Test
     void shouldStartFromEarlierRunsAndWriteTheLocalLedgerAtCheckpoints() throws Exception {
-        IndividualAccounting acc = accounting(3, 1.0);
+        IndividualScheme acc = accounting(3, 1.0);
         open(operator(3, acc, Map.of(1L, 1L, 2L, 2L), tmp.toString()), null);
         GenerationStep s0 = step(0, 0, 0);
         int v = tested(acc, s0);
@@ -210,7 +213,7 @@ class VoteOperatorIndividualTest {
     @Test
     void shouldKeepEveryTeacherWithinItsBudgetOverManyRandomSequences() throws Exception {
         int n = 30;
-        IndividualAccounting acc = accounting(n, 0.5);
+        IndividualScheme acc = accounting(n, 0.5);
         long k = acc.plan().limit();
         open(operator(n, acc, Map.of(), null), null);
         Random rnd = new Random(20261123L);
@@ -235,14 +238,14 @@ class VoteOperatorIndividualTest {
                     }
                 }
                 seen = out.size();
-                List<LedgerEntry> all = ledger(LedgerEntry.TEACHER_CHARGE);
+                List<LedgerEntry> all = ledger(LedgerKind.TEACHER_CHARGE);
                 for (LedgerEntry e : all.subList(ledgerSeen, all.size())) {
                     assertThat(e.epsilonAfter()).isLessThanOrEqualTo(TARGET_EPS);
                     assertThat(e.releases()).isLessThanOrEqualTo(k);
                     assertThat(charges.merge(e.teacherId(), 1L, Long::sum)).isEqualTo(e.releases());
                 }
                 ledgerSeen = all.size();
-                ledger(LedgerEntry.TEACHER_RETIRED).forEach(e -> retired.add(e.teacherId()));
+                ledger(LedgerKind.TEACHER_RETIRED).forEach(e -> retired.add(e.teacherId()));
             }
         }
         // The run was long enough to exercise retirement for (nearly) everyone.
@@ -253,7 +256,6 @@ class VoteOperatorIndividualTest {
     /** A certain teacher's answer as the operator's input (Fixtures.certain). */
     private static VoteOperator.Input certain(
             long teacher, long seq, int step, int attempt, int token) {
-        return VoteOperator.Input.of(
-                org.hotpate.stream.Fixtures.certain(teacher, seq, step, attempt, token));
+        return VoteOperator.Input.of(Fixtures.vote(teacher, seq, step, attempt, token));
     }
 }

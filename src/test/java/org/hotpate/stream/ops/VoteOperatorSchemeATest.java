@@ -13,11 +13,14 @@ import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
+import org.hotpate.model.LedgerKind;
 import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.IndividualAccounting;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +38,7 @@ class VoteOperatorSchemeATest {
     private KeyedBroadcastOperatorTestHarness<Long, VoteOperator.Input, GenerationStep, Vote> h;
 
     /** Scheme A with a fixed τ (ν = 1: every public coin is 1, so own vote = v involves). */
-    private static IndividualAccounting accounting(int tau) {
+    private static IndividualScheme accounting(int tau) {
         SchemeAStep.Plan plan = new SchemeAStep.Plan(new SchemeAStep.Params(0.1, 10, 30, 1.0), tau);
         JobConfig.Ensemble ens =
                 new JobConfig.Ensemble(
@@ -50,20 +53,19 @@ class VoteOperatorSchemeATest {
                         0,
                         8,
                         Fixtures.VOCAB);
-        return new IndividualAccounting(plan, 1e-6, ens);
+        return new IndividualScheme(plan, 1e-6, Fixtures.VOCAB, CoreBindings.publicModel(ens));
     }
 
-    private static VoteOperator operator(IndividualAccounting acc) {
+    private static VoteOperator operator(IndividualScheme acc) {
         return new VoteOperator(
                 new VoteOperator.Settings(
                         "dist",
-                        3,
                         1000,
                         60_000,
-                        0,
-                        0,
-                        new JobConfig.Sampler(true, 42),
-                        new VoteOperator.Individual(acc, Map.of(), "ds", null)));
+                        new AccountingMode.ChargeOnOutcome(acc),
+                        "ds",
+                        Map.of(),
+                        null));
     }
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {
@@ -79,7 +81,7 @@ class VoteOperatorSchemeATest {
 
     private static VoteOperator.Input answer(long teacher, GenerationStep s, int token) {
         return VoteOperator.Input.of(
-                Fixtures.certain(teacher, s.sequenceId(), s.step(), s.attempt(), token));
+                Fixtures.vote(teacher, s.sequenceId(), s.step(), s.attempt(), token));
     }
 
     private static VoteOperator.Input feedback(long teacher, GenerationStep s, boolean charged) {
@@ -88,7 +90,7 @@ class VoteOperatorSchemeATest {
                         Fixtures.RUN, s.sequenceId(), s.step(), s.attempt(), teacher, charged, 0));
     }
 
-    private static int tested(IndividualAccounting acc, GenerationStep s) {
+    private static int tested(IndividualScheme acc, GenerationStep s) {
         return acc.randomness(s.publicSeed()).token();
     }
 
@@ -107,11 +109,11 @@ class VoteOperatorSchemeATest {
         return out;
     }
 
-    private List<LedgerEntry> ledger(String kind) {
+    private List<LedgerEntry> ledger(LedgerKind kind) {
         List<LedgerEntry> out = new ArrayList<>();
         if (h.getSideOutput(Tags.LEDGER) != null) {
             for (StreamRecord<LedgerEntry> r : h.getSideOutput(Tags.LEDGER)) {
-                if (r.getValue().kind().equals(kind)) {
+                if (r.getValue().kind() == kind) {
                     out.add(r.getValue());
                 }
             }
@@ -129,7 +131,7 @@ class VoteOperatorSchemeATest {
 
     @Test
     void shouldChargeOnlyOnChargedFeedbackAndOnlyOnce() throws Exception {
-        IndividualAccounting acc = accounting(5);
+        IndividualScheme acc = accounting(5);
         open(operator(acc), null);
         GenerationStep s0 = step(0, 0, 0);
         int v = tested(acc, s0);
@@ -137,29 +139,29 @@ class VoteOperatorSchemeATest {
         h.processElement(answer(1, s0, v), 0); // involved: pending, no charge yet
         h.processElement(answer(2, s0, other(v)), 0); // not involved
         assertThat(votesOf(1)).containsExactly(v);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE)).isEmpty();
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty();
 
         h.processElement(feedback(1, s0, true), 0); // BETWEEN: one charge
         h.processElement(feedback(1, s0, true), 0); // replayed: no longer pending, ignored
         h.processElement(feedback(2, s0, true), 0); // teacher 2 was not involved: ignored
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE))
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE))
                 .extracting(
                         LedgerEntry::teacherId,
                         LedgerEntry::releases,
                         LedgerEntry::step,
                         LedgerEntry::mechanism)
                 .containsExactly(tuple(1L, 1L, 0, "scheme-a"));
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE).get(0).epsilonAfter())
-                .isEqualTo(acc.epsilon(org.hotpate.core.accounting.TeacherCharges.of(1)));
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE).get(0).epsilonAfter())
+                .isEqualTo(acc.epsilon(org.hotpate.protocol.TeacherAccount.of(1)));
         assertThat(spending())
                 .extracting(TeacherSpend::teacherId, TeacherSpend::charges, TeacherSpend::plan)
                 .containsExactly(tuple(1L, 1L, acc.planId()));
-        assertThat(ledger(LedgerEntry.TEACHER_RETIRED)).isEmpty();
+        assertThat(ledger(LedgerKind.TEACHER_RETIRED)).isEmpty();
     }
 
     @Test
     void shouldClearWithoutChargeWhenTheOutcomeWasNotBetween() throws Exception {
-        IndividualAccounting acc = accounting(1); // one pending involvement fills the room
+        IndividualScheme acc = accounting(1); // one pending involvement fills the room
         open(operator(acc), null);
         GenerationStep s0 = step(0, 0, 0);
         GenerationStep s1 = step(1, 0, 0);
@@ -172,13 +174,13 @@ class VoteOperatorSchemeATest {
         h.processElement(feedback(1, s0, false), 0); // ABOVE or BELOW: cleared, no charge
         h.processElement(answer(1, s2, tested(acc, s2)), 0); // room again: votes
         assertThat(votesOf(1)).containsExactly(tested(acc, s0), Vote.ABSTAIN, tested(acc, s2));
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE)).isEmpty();
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty();
         assertThat(spending()).isEmpty();
     }
 
     @Test
     void shouldAbstainWhenChargesPlusPendingReachTauAndNeverVoteAfterTau() throws Exception {
-        IndividualAccounting acc = accounting(2);
+        IndividualScheme acc = accounting(2);
         open(operator(acc), null);
         GenerationStep[] s = new GenerationStep[6];
         for (int i = 0; i < s.length; i++) {
@@ -201,10 +203,10 @@ class VoteOperatorSchemeATest {
                         other(tested(acc, s[3])),
                         Vote.ABSTAIN,
                         Vote.ABSTAIN);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE))
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE))
                 .extracting(LedgerEntry::releases)
                 .containsExactly(1L, 2L);
-        assertThat(ledger(LedgerEntry.TEACHER_RETIRED))
+        assertThat(ledger(LedgerKind.TEACHER_RETIRED))
                 .extracting(LedgerEntry::teacherId, LedgerEntry::releases)
                 .containsExactly(tuple(1L, 2L));
         assertThat(spending().get(spending().size() - 1).retired()).isTrue();
@@ -212,7 +214,7 @@ class VoteOperatorSchemeATest {
 
     @Test
     void shouldKeepPendingInvolvementsAndChargesAcrossARestore() throws Exception {
-        IndividualAccounting acc = accounting(2);
+        IndividualScheme acc = accounting(2);
         open(operator(acc), null);
         GenerationStep[] s = new GenerationStep[4];
         for (int i = 0; i < s.length; i++) {
@@ -228,14 +230,14 @@ class VoteOperatorSchemeATest {
         open(operator(acc), snap);
         h.processElement(feedback(1, s[0], true), 0); // replayed after the restore: ignored
         h.processElement(answer(1, s[2], tested(acc, s[2])), 0); // 1 + 1 pending >= τ: abstains
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE)).isEmpty();
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty();
         h.processElement(feedback(1, s[1], true), 0); // the restored pending s1: charge 2 = τ
         h.processElement(feedback(1, s[1], true), 0); // and only once
         h.processElement(answer(1, s[3], tested(acc, s[3])), 0); // retired
         assertThat(votesOf(1)).containsExactly(Vote.ABSTAIN, Vote.ABSTAIN);
-        assertThat(ledger(LedgerEntry.TEACHER_CHARGE))
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE))
                 .extracting(LedgerEntry::teacherId, LedgerEntry::releases, LedgerEntry::sequenceId)
                 .containsExactly(tuple(1L, 2L, 1L));
-        assertThat(ledger(LedgerEntry.TEACHER_RETIRED)).hasSize(1);
+        assertThat(ledger(LedgerKind.TEACHER_RETIRED)).hasSize(1);
     }
 }

@@ -1,0 +1,119 @@
+package org.hotpate.protocol;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.List;
+import org.hotpate.core.accounting.DatasetBudget;
+import org.hotpate.core.privacy.Conversion;
+import org.hotpate.core.privacy.RdpConversions;
+import org.hotpate.model.BudgetRecord;
+
+/**
+ * What earlier runs spent on a dataset (from the durable per-dataset ledger): their RDP curves
+ * summed order by order on {@link RunBudget#grid()} (RDP adds order by order, also across runs),
+ * their Σδ, release counts, how many runs, whether one of them ran a non-private mechanism (the
+ * dataset then has no finite ε), and the dataset filter's plan fixed at its first use ({@code
+ * plan}, empty if none was fixed yet; {@code DatasetBudget.toState()}'s first five values).
+ */
+public record DatasetPrior(
+        String dataset,
+        double[] rdp,
+        double approxDelta,
+        long releases,
+        long answered,
+        int runs,
+        boolean nonPrivate,
+        double[] plan)
+        implements Serializable {
+    private static final long serialVersionUID = 2L;
+
+    /** A dataset no run has used yet. */
+    public static DatasetPrior empty(String dataset) {
+        return new DatasetPrior(
+                dataset, new double[RunBudget.grid().size()], 0, 0, 0, 0, false, new double[0]);
+    }
+
+    /**
+     * Composes the runs of {@code dataset} among {@code records} (the run {@code excludeRunId}
+     * itself left out: a redeployed run must not count its own earlier curve twice). The plan is
+     * the earliest entry's (by update time) that has one.
+     */
+    public static DatasetPrior compose(
+            String dataset, List<BudgetRecord> records, String excludeRunId) {
+        double[] orders = RunBudget.grid().orders();
+        double[] rdp = new double[orders.length];
+        double approx = 0;
+        long releases = 0;
+        long answered = 0;
+        int runs = 0;
+        boolean nonPrivate = false;
+        double[] plan = new double[0];
+        long planAt = Long.MAX_VALUE;
+        for (BudgetRecord r : records) {
+            if (!r.dataset().equals(dataset)) {
+                continue;
+            }
+            if (r.datasetPlan().length > 0 && r.updatedAtMs() < planAt) {
+                plan = r.datasetPlan(); // a redeployed run keeps the plan it started with
+                planAt = r.updatedAtMs();
+            }
+            if (r.runId().equals(excludeRunId)) {
+                continue;
+            }
+            if (!Arrays.equals(r.orders(), orders)) {
+                throw new IllegalStateException(
+                        "budget ledger entry "
+                                + r.key()
+                                + " uses another order grid than this version of hotpate;"
+                                + " cannot compose it");
+            }
+            for (int i = 0; i < rdp.length; i++) {
+                rdp[i] += r.rdp()[i];
+            }
+            approx += r.approxDelta();
+            releases += r.releases();
+            answered += r.answered();
+            nonPrivate |= !r.differentiallyPrivate();
+            runs++;
+        }
+        return new DatasetPrior(
+                dataset, rdp, Math.min(1, approx), releases, answered, runs, nonPrivate, plan);
+    }
+
+    /** Whether the dataset filter's plan was fixed by an earlier run. */
+    boolean hasPlan() {
+        return plan.length == 5;
+    }
+
+    /** The dataset filter with the stored plan and these runs' curve ({@link #hasPlan()}). */
+    DatasetBudget plannedBudget() {
+        double[] state = new double[6 + rdp.length];
+        System.arraycopy(plan, 0, state, 0, 5);
+        state[5] = approxDelta;
+        System.arraycopy(rdp, 0, state, 6, rdp.length);
+        return DatasetBudget.fromState(RunBudget.grid(), state);
+    }
+
+    /**
+     * ε at {@code delta} (+∞ once a non-private run touched the dataset): at the dataset's fixed
+     * order when it has a plan; otherwise (no dataset cap) the best order for the curve, which is
+     * informational — a statement about these releases as a fixed sequence.
+     */
+    public double epsilon(double delta) {
+        if (nonPrivate) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (runs == 0) {
+            return 0;
+        }
+        if (hasPlan()) {
+            return plannedBudget().spentEpsilon();
+        }
+        if (approxDelta >= delta) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return RdpConversions.epsilon(
+                        RunBudget.grid().orders(), rdp, delta - approxDelta, Conversion.IMPROVED)
+                .epsilon();
+    }
+}

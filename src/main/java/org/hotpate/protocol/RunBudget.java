@@ -1,0 +1,286 @@
+package org.hotpate.protocol;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.hotpate.core.accounting.DatasetBudget;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.privacy.OrderGrid;
+import org.hotpate.core.privacy.PrivacyBudget;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.privacy.RdpAccountant;
+import org.hotpate.model.BudgetRecord;
+
+/**
+ * The run's budget: where a run's own budget ({@code budget.epsilon}) and its dataset's durable
+ * budget ({@code budget.dataset-epsilon}, over all runs) meet, on core's valid filter ({@link
+ * EnsembleBudgetFilter}: a Rényi filter at one order fixed in advance, admitting on the mechanism's
+ * worst-case event). The run's filter is planned from the run's terms and the mechanism's worst
+ * case; the dataset's filter ({@link DatasetBudget}) keeps the plan fixed at the dataset's first
+ * use — stored in every ledger entry ({@link BudgetRecord#datasetPlan()}), later runs take the
+ * earliest one — plus the composition of every earlier run's curve ({@link DatasetPrior}). A
+ * release is admitted ({@link #admit}) only if both admit its worst case, and is then charged with
+ * its realized event, so the run stops at whichever budget comes first.
+ *
+ * <p>A non-private mechanism runs only with {@code budget.epsilon: .inf} (the spec refuses
+ * otherwise): its run has no filter, every release is counted, and its ε is +∞. A DP mechanism with
+ * {@code budget.epsilon: .inf} has no run cap either; its curve is still composed and recorded.
+ *
+ * <p>Mutable (one per run, owned by the accountant); its state is {@link #snapshot()}, restored
+ * with {@link #restore}.
+ */
+public final class RunBudget {
+    private static final Map<List<Object>, EnsembleBudgetFilter.Config> PLANS =
+            new ConcurrentHashMap<>();
+
+    private final BudgetTerms terms;
+    private final DatasetPrior prior;
+    private final PrivacyEvent worst;
+    private final DatasetBudget dataset;
+    private final EnsembleBudgetFilter filter; // null: no run cap
+    private final double[] uncapped; // the curve without a run cap: rdp..., Σδ, releases, answered
+
+    private RunBudget(
+            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, double[] snapshot) {
+        this.terms = terms;
+        this.prior = prior;
+        this.worst = worst;
+        this.dataset = datasetBudget(prior, terms, worst);
+        EnsembleBudgetFilter.Config run = runConfig(terms, worst);
+        if (run == null) {
+            this.filter = null;
+            this.uncapped = snapshot == null ? new double[grid().size() + 3] : snapshot.clone();
+        } else {
+            this.uncapped = null;
+            this.filter =
+                    snapshot == null
+                            ? (dataset == null
+                                    ? EnsembleBudgetFilter.create(run)
+                                    : EnsembleBudgetFilter.create(run, dataset))
+                            : EnsembleBudgetFilter.restore(run, dataset, snapshot);
+        }
+    }
+
+    /** A fresh run on a dataset with this prior, whose releases have worst case {@code worst}. */
+    public static RunBudget start(BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst) {
+        return new RunBudget(terms, prior, worst, null);
+    }
+
+    /** A run restored from its own state ({@link #snapshot()}). */
+    public static RunBudget restore(
+            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, double[] snapshot) {
+        return new RunBudget(terms, prior, worst, snapshot);
+    }
+
+    /** The order grid of every run's curve (the filter's default grid). */
+    public static OrderGrid grid() {
+        return OrderGrid.dpAccountingDefault();
+    }
+
+    /**
+     * The run's filter configuration, planned from public inputs only (ε, δ, the mechanism's worst
+     * case); null without a run cap (ε = .inf). Cached: the same plan every time.
+     */
+    public static EnsembleBudgetFilter.Config runConfig(BudgetTerms b, PrivacyEvent worst) {
+        if (!b.runCapped() || worst instanceof PrivacyEvent.NotPrivate) {
+            return null;
+        }
+        return PLANS.computeIfAbsent(
+                List.of(b.epsilon(), b.delta(), worst),
+                k ->
+                        EnsembleBudgetFilter.Config.plan(
+                                new PrivacyBudget(b.epsilon(), b.delta()), worst));
+    }
+
+    /**
+     * The dataset's budget for a run: the stored plan if the dataset has one, else the plan of its
+     * first use (this run's order); null without a dataset cap (or without a run filter to take the
+     * order from).
+     */
+    static DatasetBudget datasetBudget(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        if (!b.datasetCapped()) {
+            return null;
+        }
+        if (p.hasPlan()) {
+            return p.plannedBudget();
+        }
+        EnsembleBudgetFilter.Config run = runConfig(b, worst);
+        if (run == null) {
+            return null;
+        }
+        DatasetBudget first =
+                DatasetBudget.firstUse(
+                        new PrivacyBudget(b.datasetEpsilon(), b.delta()), run, worst);
+        return DatasetBudget.of(first.config(), List.of(p.rdp()), p.approxDelta());
+    }
+
+    /** The plan ({@link BudgetRecord#datasetPlan()}) of a dataset budget; empty for null. */
+    private static double[] planOf(DatasetBudget d) {
+        return d == null ? new double[0] : Arrays.copyOf(d.toState(), 5);
+    }
+
+    /**
+     * Admission of a run on its dataset: whether the dataset can afford this run spending its whole
+     * {@code budget.epsilon} on worst-case releases ({@code worst}), composed with the earlier runs
+     * — so a run that starts is never cut short by the dataset cap in the expected case, and a run
+     * for which not enough is left exits before it starts. (The per-release dataset filter still
+     * enforces the cap exactly.) Always true without a dataset cap.
+     */
+    public static boolean hasRoom(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        if (!b.datasetCapped()) {
+            return true;
+        }
+        if (p.nonPrivate()) {
+            return false;
+        }
+        return epsilonWithFullRun(p, b, worst) <= b.datasetEpsilon();
+    }
+
+    /**
+     * The dataset's ε (at its fixed order) if this run spent its whole budget on {@code worst}
+     * releases (+∞ past the dataset's δ share).
+     */
+    public static double epsilonWithFullRun(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        DatasetBudget d = datasetBudget(p, b, worst);
+        EnsembleBudgetFilter.Config run = runConfig(b, worst);
+        if (d == null || run == null) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long k = Math.max(1, EnsembleBudgetFilter.maxReleases(run, worst));
+        double[] per = RdpAccountant.rdpOf(worst, grid());
+        double[] full = new double[per.length];
+        for (int i = 0; i < full.length; i++) {
+            full[i] = k * per[i];
+        }
+        return d.plusRun(full, Math.min(1, k * RdpAccountant.deltaOf(worst))).spentEpsilon();
+    }
+
+    private boolean datasetBlocked() {
+        return prior.nonPrivate() && terms.datasetCapped();
+    }
+
+    /** A release without a DP guarantee costs +∞: never admitted under a finite budget. */
+    private boolean notPrivateUnderABudget() {
+        return worst instanceof PrivacyEvent.NotPrivate
+                && (terms.runCapped() || terms.datasetCapped());
+    }
+
+    /** Whether the run's and the dataset's filter both admit a release of the worst case. */
+    public boolean canAfford() {
+        if (datasetBlocked() || notPrivateUnderABudget()) {
+            return false;
+        }
+        return filter == null || filter.canAfford(worst);
+    }
+
+    /**
+     * Admits a release on the worst case and charges its {@code realized} event — or, if either
+     * filter refuses it, changes nothing and returns false. Admission never looks at the realized
+     * event (its cost could reveal the outcome).
+     */
+    public boolean admit(PrivacyEvent realized) {
+        if (!canAfford()) {
+            return false;
+        }
+        try {
+            charge(realized);
+            return true;
+        } catch (IllegalStateException e) {
+            return false; // does not fit: nothing changed
+        }
+    }
+
+    /**
+     * Charges a release admitted on the worst case with its {@code realized} event; throws {@link
+     * IllegalStateException}, leaving the state unchanged, if it does not fit.
+     */
+    void charge(PrivacyEvent realized) {
+        if (datasetBlocked()) {
+            throw new IllegalStateException(
+                    "dataset " + prior.dataset() + " was used by a non-private run");
+        }
+        if (notPrivateUnderABudget()) {
+            throw new IllegalStateException(
+                    "a release without a DP guarantee cannot be charged to a finite budget");
+        }
+        if (filter != null) {
+            filter.charge(realized, worst);
+            return;
+        }
+        int k = grid().size();
+        if (!(realized instanceof PrivacyEvent.NotPrivate)) {
+            double[] add = RdpAccountant.rdpOf(realized, grid());
+            for (int i = 0; i < k; i++) {
+                uncapped[i] += add[i];
+            }
+            uncapped[k] = Math.min(1, uncapped[k] + RdpAccountant.deltaOf(realized));
+        }
+        uncapped[k + 1]++;
+        if (!(realized instanceof PrivacyEvent.ConfidentGnmax c) || c.answered()) {
+            uncapped[k + 2]++;
+        }
+    }
+
+    /** The run's own state (what the accountant keeps in Flink state). */
+    public double[] snapshot() {
+        return filter != null ? filter.snapshot() : uncapped.clone();
+    }
+
+    /** The run's ε (+∞ without a run cap: no finite guarantee was planned). */
+    public double runEpsilon() {
+        return filter != null ? filter.spentEpsilon() : Double.POSITIVE_INFINITY;
+    }
+
+    /** The dataset's ε over all runs, this one included (+∞ after a non-private run). */
+    public double datasetEpsilon() {
+        if (prior.nonPrivate() || worst instanceof PrivacyEvent.NotPrivate) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (filter != null && dataset != null) {
+            return filter.datasetEpsilon();
+        }
+        double[] s = snapshot();
+        int k = grid().size();
+        double[] rdp = new double[k];
+        for (int i = 0; i < k; i++) {
+            rdp[i] = prior.rdp()[i] + s[i];
+        }
+        return new DatasetPrior(
+                        prior.dataset(),
+                        rdp,
+                        Math.min(1, prior.approxDelta() + s[k]),
+                        0,
+                        0,
+                        prior.runs() + 1,
+                        false,
+                        planOf(dataset))
+                .epsilon(terms.delta());
+    }
+
+    /** The releases charged so far. */
+    public long releases() {
+        return (long) snapshot()[grid().size() + 1];
+    }
+
+    /** This run's entry for the durable ledger, with the dataset's plan. */
+    public BudgetRecord record(
+            String runId, boolean isPrivate, String mechanism, long releases, long nowMs) {
+        double[] s = snapshot();
+        int k = grid().size();
+        return new BudgetRecord(
+                prior.dataset(),
+                runId,
+                isPrivate,
+                mechanism,
+                grid().orders(),
+                Arrays.copyOf(s, k),
+                s[k],
+                terms.delta(),
+                Math.max(releases, (long) s[k + 1]),
+                (long) s[k + 2],
+                isPrivate ? runEpsilon() : Double.POSITIVE_INFINITY,
+                nowMs,
+                planOf(dataset));
+    }
+}

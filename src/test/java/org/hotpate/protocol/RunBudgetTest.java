@@ -1,0 +1,104 @@
+package org.hotpate.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.Outcome;
+import org.junit.jupiter.api.Test;
+
+/** The run's budget and the accountant's admission rule (charge before emit, hard stop). */
+class RunBudgetTest {
+    private static final double INF = Double.POSITIVE_INFINITY;
+    private static final PrivacyEvent STEP = new PrivacyEvent.Gaussian(4.0, Math.sqrt(2));
+    private static final BudgetTerms TWO = new BudgetTerms(2.0, 1e-6, INF);
+
+    @Test
+    void admitsUntilTheWorstCaseNoLongerFits_thenRefusesWithoutChanging() {
+        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        int admitted = 0;
+        while (b.admit(STEP)) {
+            admitted++;
+            assertThat(b.runEpsilon()).isLessThanOrEqualTo(2.0);
+        }
+        assertThat(admitted).isPositive();
+        double[] before = b.snapshot();
+        assertThat(b.admit(new PrivacyEvent.NoOp()))
+                .as("admission is on the worst case, never on the realized event")
+                .isFalse();
+        assertThat(b.snapshot()).isEqualTo(before);
+        assertThat(b.releases()).isEqualTo(admitted);
+        RunBudget restored = RunBudget.restore(TWO, DatasetPrior.empty("d"), STEP, before);
+        assertThat(restored.runEpsilon()).isEqualTo(b.runEpsilon());
+        assertThat(restored.canAfford()).isFalse();
+    }
+
+    @Test
+    void onceExhaustedARunChargesNothing_evenACheapRelease() {
+        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        Admission a = Admission.decide(b, true, new PrivacyEvent.NoOp(), true);
+        assertThat(a.charged()).isFalse();
+        assertThat(b.releases()).isZero();
+        assertThat(a.outcome(5)).isEqualTo(Outcome.BUDGET_EXHAUSTED);
+        assertThat(a.result(new StepId("r", 0, 0, 0), 5, "m", "{}", 3.0, 7))
+                .satisfies(
+                        r -> {
+                            assertThat(r.token()).isEqualTo(-1);
+                            assertThat(r.privacyEvent()).isEmpty();
+                            assertThat(r.noisyCount()).isNaN();
+                        });
+    }
+
+    @Test
+    void aChargedReleaseIsPublishedWithItsTokenOrBottom() {
+        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        Admission a = Admission.decide(b, false, STEP, true);
+        assertThat(a.charged()).isTrue();
+        assertThat(a.outcome(5)).isEqualTo(Outcome.TOKEN);
+        assertThat(a.outcome(-1)).isEqualTo(Outcome.FAIL);
+        assertThat(a.result(new StepId("r", 0, 0, 0), 5, "m", "{}", 3.0, 7).token()).isEqualTo(5);
+        assertThat(a.runEpsilon()).isEqualTo(b.runEpsilon()).isPositive();
+    }
+
+    @Test
+    void aNonPrivateReleaseIsRefusedUnderAnyFiniteBudget_andCountedWithoutOne() {
+        PrivacyEvent np = new PrivacyEvent.NotPrivate("targmax");
+        assertThat(RunBudget.start(TWO, DatasetPrior.empty("d"), np).admit(np)).isFalse();
+        assertThat(
+                        RunBudget.start(new BudgetTerms(INF, 1e-6, 3), DatasetPrior.empty("d"), np)
+                                .admit(np))
+                .isFalse();
+        RunBudget free =
+                RunBudget.start(new BudgetTerms(INF, 1e-6, INF), DatasetPrior.empty("d"), np);
+        assertThat(free.admit(np)).isTrue();
+        Admission a = Admission.decide(free, false, np, false);
+        assertThat(a.runEpsilon()).isInfinite();
+        assertThat(a.datasetEpsilon()).isInfinite();
+        assertThat(free.record("run", false, "targmax", 2, 0).releases()).isEqualTo(2);
+    }
+
+    @Test
+    void theDatasetComposesItsRunsAndRefusesARunWithoutRoom() {
+        BudgetTerms terms = new BudgetTerms(2.0, 1e-6, 2.5);
+        RunBudget first = RunBudget.start(terms, DatasetPrior.empty("d"), STEP);
+        while (first.admit(STEP)) {
+            // spend the run's whole budget
+        }
+        BudgetRecord run1 = first.record("run-1", true, "gnmax", first.releases(), 1);
+        DatasetPrior prior = DatasetPrior.compose("d", List.of(run1), "run-2");
+        assertThat(prior.runs()).isEqualTo(1);
+        assertThat(prior.epsilon(1e-6)).isCloseTo(run1.epsilon(), within(1e-12));
+        assertThat(DatasetPrior.compose("d", List.of(run1), "run-1").runs())
+                .as("a redeployed run does not count its own curve twice")
+                .isZero();
+        assertThat(RunBudget.hasRoom(prior, terms, STEP)).isFalse();
+        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(2.0, 1e-6, INF), STEP)).isTrue();
+        RunBudget second = RunBudget.start(terms, prior, STEP);
+        while (second.admit(STEP)) {
+            assertThat(second.datasetEpsilon()).isLessThanOrEqualTo(2.5);
+        }
+        assertThat(second.releases()).isLessThan(first.releases());
+    }
+}
