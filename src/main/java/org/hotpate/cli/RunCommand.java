@@ -20,6 +20,7 @@ import org.hotpate.cluster.LocalCluster;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.RecordsLoader;
 import org.hotpate.stream.RecordsSpec;
@@ -208,35 +209,22 @@ public final class RunCommand implements Command {
      * job jar, checkpoints under {@code dir/checkpoints}; everything else as the spec says.
      */
     public static JobConfig onCluster(JobConfig cfg, ClusterInfo info, Path clusterJar, Path dir) {
-        JobConfig.Kafka k = cfg.kafka();
-        JobConfig.Flink f = cfg.flink();
         URI rest = URI.create(info.rest());
-        return new JobConfig(
-                cfg.name(),
-                cfg.ensemble(),
-                cfg.sampler(),
-                cfg.mechanism(),
-                cfg.budget(),
-                cfg.generation(),
-                new JobConfig.Kafka(
-                        false,
-                        info.bootstrap(),
-                        k.partitions(),
-                        k.topics(),
-                        k.transactionTimeoutMs(),
-                        k.security()),
-                new JobConfig.Flink(
-                        false,
-                        rest.getHost(),
-                        rest.getPort(),
-                        clusterJar.toString(),
-                        f.parallelism(),
-                        f.checkpointIntervalMs(),
-                        dir.toAbsolutePath().normalize().resolve("checkpoints").toUri().toString(),
-                        f.maxParallelism(),
-                        f.metricsPort()),
-                cfg.output(),
-                cfg.records());
+        return JobConfig.of(
+                cfg.values()
+                        .with(JobOptions.KAFKA_MODE, "external")
+                        .with(JobOptions.KAFKA_BOOTSTRAP, info.bootstrap())
+                        .with(JobOptions.FLINK_MODE, "remote")
+                        .with(JobOptions.FLINK_HOST, rest.getHost())
+                        .with(JobOptions.FLINK_PORT, rest.getPort())
+                        .with(JobOptions.FLINK_JAR, clusterJar.toString())
+                        .with(
+                                JobOptions.FLINK_STATE_DIR,
+                                dir.toAbsolutePath()
+                                        .normalize()
+                                        .resolve("checkpoints")
+                                        .toUri()
+                                        .toString()));
     }
 
     private static RunSession.Resume resumeFrom(CliArgs a, JobConfig cfg) {
@@ -392,7 +380,7 @@ public final class RunCommand implements Command {
             throw new UsageException(spec + ": mechanism: " + e.getMessage());
         }
         if (outOverride != null) {
-            cfg = cfg.withOutput(new JobConfig.Output(outOverride, cfg.output().timeoutSeconds()));
+            cfg = cfg.with(JobOptions.OUTPUT_DIR, outOverride);
         }
         return cfg;
     }

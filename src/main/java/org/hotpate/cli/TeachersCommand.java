@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.KafkaClients;
 import org.hotpate.stream.TeacherWorker;
@@ -81,17 +82,11 @@ public final class TeachersCommand implements Command {
             // The job treats the teachers as external; this worker simulates them as planet-z.
             e =
                     new JobConfig.Ensemble(
-                            e.id(),
-                            e.teachers(),
-                            e.heterogeneous(),
-                            JobConfig.TeacherSource.PLANET_Z,
-                            e.k(),
-                            e.alpha(),
-                            e.seed(),
-                            e.payload(),
-                            e.topK(),
-                            e.samples(),
-                            Math.max(1050, e.vocabularySize()));
+                            e.values()
+                                    .with(JobOptions.ENSEMBLE_SOURCE, "planet-z")
+                                    .with(
+                                            JobOptions.ENSEMBLE_VOCABULARY,
+                                            Math.max(1050, e.vocabularySize())));
         }
         TeacherWorker.Settings settings;
         try { // as the teacher principal (kafka.sasl.teacher-username) when the spec uses SASL

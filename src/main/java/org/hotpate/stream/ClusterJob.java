@@ -58,7 +58,7 @@ public final class ClusterJob {
             run = RunContext.of(prior).withTeacherCharges(ledger.teacherCharges());
         }
 
-        Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir(), null);
+        Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir().get(), null);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(cfg.flink().parallelism());
         long startMs = System.currentTimeMillis() - 1000;

@@ -1,93 +1,163 @@
 package org.hotpate.stream;
 
 import static org.hotpate.core.util.Preconditions.checkArgument;
-import static org.hotpate.core.util.Preconditions.checkNotNull;
-import static org.hotpate.core.util.Preconditions.checkOpenUnit;
-import static org.hotpate.core.util.Preconditions.checkPositive;
 
 import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.generation.FailPolicy;
 import org.hotpate.core.mechanism.Mechanisms;
+import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.RunShape;
+import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.teachers.SimulatedTeachers;
 
 /**
- * The one immutable, validated configuration of a run, built from a job spec by {@link JobSpec}
- * (every key, its type, default and description are listed there and in docs/job-spec.md).
- * Serializable: operators receive the parts they need.
+ * The one immutable, validated configuration of a run: the value of every option declared in {@link
+ * JobOptions} ({@link #get}, {@link #find}), typed views per section ({@link #ensemble()}, {@link
+ * #budget()}, …), the values derived from others ({@link #datasetId()}, {@link #minTeachers()},
+ * {@link #watchdogMs()}, …) and the checks that concern several options. Built by {@link JobSpec}
+ * from a spec; copies with other values through {@link #with} (validated again). Serializable:
+ * operators receive the parts they need.
  */
-public record JobConfig(
-        String name,
-        Ensemble ensemble,
-        Sampler sampler,
-        Mechanism mechanism,
-        Budget budget,
-        Generation generation,
-        Kafka kafka,
-        Flink flink,
-        Output output,
-        RecordsConfig records)
-        implements Serializable {
+public final class JobConfig implements Serializable {
+    private static final long serialVersionUID = 2L;
 
-    /** A config without a records section (simulated and external ensembles). */
-    public JobConfig(
-            String name,
-            Ensemble ensemble,
-            Sampler sampler,
-            Mechanism mechanism,
-            Budget budget,
-            Generation generation,
-            Kafka kafka,
-            Flink flink,
-            Output output) {
-        this(
-                name,
-                ensemble,
-                sampler,
-                mechanism,
-                budget,
-                generation,
-                kafka,
-                flink,
-                output,
-                RecordsConfig.NONE);
-    }
+    private final OptionValues values;
 
-    public JobConfig {
-        checkNotNull("name", name);
+    private JobConfig(OptionValues values) {
+        this.values = values;
         checkArgument(
-                name.matches("[A-Za-z0-9._-]+"),
-                "name must match [A-Za-z0-9._-]+; got '" + name + "'");
+                name().matches("[A-Za-z0-9._-]+"),
+                "name must match [A-Za-z0-9._-]+; got '" + name() + "'");
         checkArgument(
-                budget.perTeacherVotes() == 0 || ensemble.heterogeneous(),
+                budget().perTeacherVotes() == 0 || ensemble().heterogeneous(),
                 "budget.per-teacher-votes needs ensemble.kind: heterogeneous; got "
-                        + budget.perTeacherVotes()
+                        + budget().perTeacherVotes()
                         + " for a homogeneous ensemble");
-        checkNonPrivateMechanism(mechanism, budget);
-        checkIndividualAccounting(ensemble, mechanism, budget);
+        checkNonPrivateMechanism(mechanism(), budget());
+        checkIndividualAccounting(ensemble(), mechanism(), budget());
         checkArgument(
-                ensemble.source() != TeacherSource.RECORDS || !kafka.security().sasl(),
+                budget().perTeacherDelta().isEmpty() || budget().perTeacherEpsilon() > 0,
+                "budget.per-teacher-delta needs budget.per-teacher-epsilon > 0; got "
+                        + budget().perTeacherDelta().orElse(0.0));
+        checkArgument(
+                !ensemble().fromRecords() || !kafka().security().sasl(),
                 "ensemble.source: records does not support kafka.security-protocol "
-                        + kafka.security().protocol()
+                        + kafka().security().protocol()
                         + " yet (the records loader's Kafka clients do not authenticate);"
                         + " use PLAINTEXT, e.g. on a private network");
         checkArgument(
-                generation.minTeachers() <= ensemble.teachers(),
+                minTeachers() <= ensemble().teachers(),
                 "generation.min-teachers must be <= ensemble.teachers ("
-                        + ensemble.teachers()
+                        + ensemble().teachers()
                         + "); got "
-                        + generation.minTeachers());
+                        + minTeachers());
         checkArgument(
-                !budget.ledger().equals("local") || flink.embedded(),
+                generation().watchdogMs().orElse(Long.MAX_VALUE) > generation().stepDeadlineMs(),
+                "generation.watchdog-ms must be 0 (derived) or > generation.step-deadline-ms ("
+                        + generation().stepDeadlineMs()
+                        + "); got "
+                        + generation().watchdogMs().orElse(0L));
+        checkArgument(
+                !budget().ledger().equals(Optional.of("local")) || flink().embedded(),
                 "budget.ledger: local needs flink.mode: embedded (the accountant writes the ledger"
                         + " files from the TaskManager); use budget.ledger: kafka on a cluster");
         checkArgument(
-                !budget.ledger().equals("kafka") || !kafka.embedded(),
+                !budget().ledger().equals(Optional.of("kafka")) || !kafka().embedded(),
                 "budget.ledger: kafka needs kafka.mode: external (the embedded broker's log is"
                         + " deleted when the run ends, so the ledger would not survive it)");
+        checkEnsemble(ensemble());
+        checkArgument(
+                kafka().embedded() || !kafka().bootstrap().isBlank(),
+                "kafka.bootstrap must be set when kafka.mode is external");
+        checkArgument(
+                !kafka().security().sasl() || !kafka().security().username().isBlank(),
+                "kafka.sasl.username must be set when kafka.security-protocol is "
+                        + kafka().security().protocol());
+        checkArgument(
+                flink().embedded() || !flink().host().isBlank(),
+                "flink.host must be set when flink.mode is remote");
+        checkArgument(
+                flink().maxParallelism() >= flink().parallelism(),
+                "flink.max-parallelism must be >= flink.parallelism ("
+                        + flink().parallelism()
+                        + ") and <= 32768; got "
+                        + flink().maxParallelism());
+        checkRecords();
+    }
+
+    /** A configuration of {@code values} (every check of this class applied). */
+    public static JobConfig of(OptionValues values) {
+        return new JobConfig(values);
+    }
+
+    /** The value of option {@code o} (a derived option the spec left out: {@link #find}). */
+    public <T> T get(Option<T> o) {
+        return values.get(o);
+    }
+
+    /** The value of option {@code o}, empty for a derived option the spec left out. */
+    public <T> Optional<T> find(Option<T> o) {
+        return values.find(o);
+    }
+
+    /** A copy with {@code o} = {@code v}, validated again. */
+    public <T> JobConfig with(Option<T> o, T v) {
+        return new JobConfig(values.with(o, v));
+    }
+
+    /** Every option's value. */
+    public OptionValues values() {
+        return values;
+    }
+
+    /** {@code name}: the run's name (the run id is {@code <name>-<UTC timestamp>-<hex>}). */
+    public String name() {
+        return find(JobOptions.NAME).orElse("");
+    }
+
+    public Ensemble ensemble() {
+        return new Ensemble(values);
+    }
+
+    public Sampler sampler() {
+        return new Sampler(
+                get(JobOptions.SAMPLER_TYPE).equals("coordinated"), get(JobOptions.SAMPLER_SEED));
+    }
+
+    public Mechanism mechanism() {
+        return new Mechanism(get(JobOptions.MECHANISM_NAME), get(JobOptions.MECHANISM_PARAMS));
+    }
+
+    public Budget budget() {
+        return new Budget(values);
+    }
+
+    public Generation generation() {
+        return new Generation(values);
+    }
+
+    public Kafka kafka() {
+        return new Kafka(values);
+    }
+
+    public Flink flink() {
+        return new Flink(values);
+    }
+
+    public Output output() {
+        return new Output(values);
+    }
+
+    public RecordsConfig records() {
+        return new RecordsConfig(values);
     }
 
     /**
@@ -180,23 +250,23 @@ public record JobConfig(
 
     /** The per-teacher plan of a scheme-a/scheme-b run; null for other mechanisms. */
     public IndividualPlan individualPlan() {
-        if (!IndividualSchemes.isIndividual(mechanism.name())) {
+        if (!IndividualSchemes.isIndividual(mechanism().name())) {
             return null;
         }
         return IndividualSchemes.plan(
-                mechanism.name(),
-                mechanism.params(),
-                budget.perTeacherEpsilon(),
-                budget.targetTeacherDelta());
+                mechanism().name(),
+                mechanism().params(),
+                budget().perTeacherEpsilon(),
+                budget().targetTeacherDelta());
     }
 
     /** Whether the run's releases are differentially private (false for targmax/tws). */
     public boolean isPrivate() {
-        if (IndividualSchemes.isIndividual(mechanism.name())) {
+        if (IndividualSchemes.isIndividual(mechanism().name())) {
             return true;
         }
         try {
-            return Mechanisms.isDifferentiallyPrivate(mechanism.name());
+            return Mechanisms.isDifferentiallyPrivate(mechanism().name());
         } catch (IllegalArgumentException unknownName) {
             return false;
         }
@@ -209,12 +279,12 @@ public record JobConfig(
      * over-counts rather than under-counts), otherwise {@code ensemble.id}.
      */
     public String datasetId() {
-        if (!budget.dataset().isEmpty()) {
-            return budget.dataset();
-        }
-        return ensemble.source() == TeacherSource.RECORDS
-                ? "records-" + records.topic()
-                : ensemble.id();
+        return budget().dataset()
+                .orElseGet(
+                        () ->
+                                ensemble().fromRecords()
+                                        ? "records-" + records().topic()
+                                        : ensemble().id());
     }
 
     /** Where the durable budget ledger lives. */
@@ -223,61 +293,95 @@ public record JobConfig(
         KAFKA
     }
 
-    /** {@code budget.ledger}, defaulting to local with an embedded broker and kafka otherwise. */
+    /** {@code budget.ledger}, derived: local with an embedded broker and kafka otherwise. */
     public LedgerMode ledgerMode() {
-        if (budget.ledger().isEmpty()) {
-            return kafka.embedded() ? LedgerMode.LOCAL : LedgerMode.KAFKA;
-        }
-        return budget.ledger().equals("local") ? LedgerMode.LOCAL : LedgerMode.KAFKA;
+        return budget().ledger()
+                .map(l -> l.equals("local") ? LedgerMode.LOCAL : LedgerMode.KAFKA)
+                .orElse(kafka().embedded() ? LedgerMode.LOCAL : LedgerMode.KAFKA);
     }
 
     /** {@code budget.ledger-dir} with a leading {@code ~} expanded to the user's home. */
-    public java.nio.file.Path ledgerDir() {
-        String d = budget.ledgerDir();
+    public Path ledgerDir() {
+        String d = budget().ledgerDir();
         if (d.equals("~") || d.startsWith("~/")) {
             d = System.getProperty("user.home") + d.substring(1);
         }
-        return java.nio.file.Path.of(d).toAbsolutePath();
+        return Path.of(d).toAbsolutePath();
+    }
+
+    /** {@code generation.min-teachers}, derived: ceil(n/2). */
+    public int minTeachers() {
+        return generation().minTeachers().orElse((ensemble().teachers() + 1) / 2);
+    }
+
+    /** {@code generation.watchdog-ms}, derived: 2 × step deadline + 5 × checkpoint interval. */
+    public long watchdogMs() {
+        return generation()
+                .watchdogMs()
+                .orElse(2 * generation().stepDeadlineMs() + 5 * flink().checkpointIntervalMs());
     }
 
     /**
      * The public shape of run {@code runId} of this spec: ensemble, run seed, vocabulary, step
      * deadline and the bounds of its steps (attempts per position count the watchdog's re-issues).
      */
-    public org.hotpate.protocol.RunShape runShape(String runId) {
-        return new org.hotpate.protocol.RunShape(
+    public RunShape runShape(String runId) {
+        Generation g = generation();
+        return new RunShape(
                 runId,
-                ensemble.id(),
-                sampler.seed(),
-                ensemble.effectiveVocabulary(),
-                generation.stepDeadlineMs(),
-                generation.sequences(),
-                generation.maxSteps(),
-                generation.maxAttempts() * (generation.maxReissues() + 1));
+                ensemble().id(),
+                sampler().seed(),
+                ensemble().effectiveVocabulary(),
+                g.stepDeadlineMs(),
+                g.sequences(),
+                g.maxSteps(),
+                g.maxAttempts() * (g.maxReissues() + 1));
     }
 
     /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */
-    public org.hotpate.protocol.SequenceProgress.Policy sequencePolicy() {
-        return new org.hotpate.protocol.SequenceProgress.Policy(
-                generation.onFail(),
-                generation.maxAttempts(),
-                generation.maxSteps(),
-                generation.maxReissues(),
-                generation.concurrency(),
-                generation.sequences());
+    public SequenceProgress.Policy sequencePolicy() {
+        Generation g = generation();
+        return new SequenceProgress.Policy(
+                g.onFail(),
+                g.maxAttempts(),
+                g.maxSteps(),
+                g.maxReissues(),
+                g.concurrency(),
+                g.sequences());
     }
 
-    /** {@code generation.min-teachers}, default ceil(n/2). */
-    public int minTeachers() {
-        int n = ensemble.teachers();
-        return generation.minTeachers() > 0 ? generation.minTeachers() : (n + 1) / 2;
+    /** A copy with the ensemble size n (records runs: the driver counts the users). */
+    public JobConfig withTeachers(int n) {
+        return with(JobOptions.ENSEMBLE_TEACHERS, n);
     }
 
-    /** {@code generation.watchdog-ms}, default 2 × step deadline + 5 × checkpoint interval. */
-    public long watchdogMs() {
-        return generation.watchdogMs() > 0
-                ? generation.watchdogMs()
-                : 2 * generation.stepDeadlineMs() + 5 * flink.checkpointIntervalMs();
+    /** Planet-Z needs its vocabulary and at most 900 shared numbers. */
+    private static void checkEnsemble(Ensemble e) {
+        if (e.source() == TeacherSource.PLANET_Z) {
+            checkArgument(
+                    e.vocabularySize() >= 1050,
+                    "ensemble.vocabulary must be >= 1050 for planet-z; got " + e.vocabularySize());
+            checkArgument(e.k() <= 900, "ensemble.k must be <= 900 for planet-z; got " + e.k());
+        }
+    }
+
+    /** What a records run needs: one prompt source, an http teacher's URL, no public fallback. */
+    private void checkRecords() {
+        RecordsConfig r = records();
+        checkArgument(
+                r.prompt().isEmpty() || r.promptsFile().isEmpty(),
+                "set generation.prompt or generation.prompts-file, not both");
+        checkArgument(
+                r.teacher().model() != RecordsConfig.Model.HTTP || !r.teacher().url().isBlank(),
+                "teacher.url must be set when teacher.model is http");
+        checkArgument(
+                !ensemble().fromRecords() || generation().onFail() != FailPolicy.FALLBACK,
+                "generation.on-fail: fallback needs a simulated ensemble's public model; records"
+                        + " runs use resample or stop");
+    }
+
+    private static String enumName(String s) {
+        return s.toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
     public enum TeacherSource {
@@ -297,52 +401,65 @@ public record JobConfig(
     /**
      * The teacher ensemble. {@code k} = shared numbers (planet-z) or support of s (alpha-mixture).
      */
-    public record Ensemble(
-            String id,
-            int teachers,
-            boolean heterogeneous,
-            TeacherSource source,
-            int k,
-            double alpha,
-            long seed,
-            Payload payload,
-            int topK,
-            int samples,
-            int vocabularySize)
-            implements Serializable {
-        public Ensemble {
-            checkArgument(
-                    id.matches("[A-Za-z0-9._-]+"),
-                    "ensemble.id must match [A-Za-z0-9._-]+; got '" + id + "'");
-            checkPositive("ensemble.teachers", teachers);
-            checkPositive("ensemble.k", k);
-            checkOpenUnit("ensemble.alpha", alpha);
-            checkArgument(topK >= 0, "ensemble.top-k must be >= 0; got " + topK);
-            checkPositive("ensemble.samples", samples);
-            checkPositive("ensemble.vocabulary", vocabularySize);
-            if (source == TeacherSource.PLANET_Z) {
-                checkArgument(k >= 1, "ensemble.k must be >= 1; got " + k);
-                checkArgument(
-                        vocabularySize >= 1050,
-                        "ensemble.vocabulary must be >= 1050 for planet-z; got " + vocabularySize);
-                checkArgument(k <= 900, "ensemble.k must be <= 900 for planet-z; got " + k);
-            }
+    public record Ensemble(OptionValues values) implements Serializable {
+        public String id() {
+            return values.get(JobOptions.ENSEMBLE_ID);
+        }
+
+        public int teachers() {
+            return values.get(JobOptions.ENSEMBLE_TEACHERS);
+        }
+
+        public boolean heterogeneous() {
+            return values.get(JobOptions.ENSEMBLE_KIND).equals("heterogeneous");
+        }
+
+        public TeacherSource source() {
+            return TeacherSource.valueOf(enumName(values.get(JobOptions.ENSEMBLE_SOURCE)));
+        }
+
+        public int k() {
+            return values.get(JobOptions.ENSEMBLE_K);
+        }
+
+        public double alpha() {
+            return values.get(JobOptions.ENSEMBLE_ALPHA);
+        }
+
+        public long seed() {
+            return values.get(JobOptions.ENSEMBLE_SEED);
+        }
+
+        public Payload payload() {
+            return Payload.valueOf(enumName(values.get(JobOptions.ENSEMBLE_PAYLOAD)));
+        }
+
+        public int topK() {
+            return values.get(JobOptions.ENSEMBLE_TOP_K);
+        }
+
+        public int samples() {
+            return values.get(JobOptions.ENSEMBLE_SAMPLES);
+        }
+
+        public int vocabularySize() {
+            return values.get(JobOptions.ENSEMBLE_VOCABULARY);
         }
 
         /** Teachers built in the job from private records (ensemble.source: records). */
         public boolean fromRecords() {
-            return source == TeacherSource.RECORDS;
+            return source() == TeacherSource.RECORDS;
         }
 
         /** The built-in teachers (or, for external ensembles, just the public model). */
         public SimulatedTeachers simulated() {
-            switch (source) {
+            switch (source()) {
                 case PLANET_Z:
-                    return SimulatedTeachers.planetZ(seed, k, teachers);
+                    return SimulatedTeachers.planetZ(seed(), k(), teachers());
                 case ALPHA_MIXTURE:
-                    return SimulatedTeachers.alphaMixture(alpha, k, teachers);
+                    return SimulatedTeachers.alphaMixture(alpha(), k(), teachers());
                 default:
-                    return SimulatedTeachers.external(vocabularySize);
+                    return SimulatedTeachers.external(vocabularySize());
             }
         }
 
@@ -351,13 +468,11 @@ public record JobConfig(
          * larger.
          */
         public int effectiveVocabulary() {
-            return source == TeacherSource.ALPHA_MIXTURE
-                    ? Math.max(vocabularySize, k + teachers)
-                    : vocabularySize;
+            return source() == TeacherSource.ALPHA_MIXTURE
+                    ? Math.max(vocabularySize(), k() + teachers())
+                    : vocabularySize();
         }
     }
-
-    /** Extra methods of Ensemble are below: see {@link Ensemble#simulated()}. */
 
     /** Coordinated (Hot PATE) or independent (cold) sampling, under the public run seed. */
     public record Sampler(boolean coordinated, long seed) implements Serializable {
@@ -376,171 +491,121 @@ public record JobConfig(
 
     /**
      * The run's budget (ε, δ; ε = +∞ only for non-private references), the per-teacher vote cap (0
-     * = none), and the durable per-dataset budget: the dataset id ({@code ""} = derived, see {@link
+     * = none), the durable per-dataset budget — the dataset (derived: {@link
      * JobConfig#datasetId()}), its total ε over all runs (+∞ = no cap), where the ledger lives
-     * ({@code ""} = derived, see {@link JobConfig#ledgerMode()}) and its local directory. {@code
-     * perTeacherEpsilon}/{@code perTeacherDelta} are each teacher's target under individual
-     * accounting (mechanism scheme-b/scheme-a; 0 = none, δ 0 = {@code delta}).
+     * (derived: {@link JobConfig#ledgerMode()}) and its local directory — and each teacher's target
+     * under individual accounting (mechanism scheme-b/scheme-a; ε 0 = none).
      */
-    public record Budget(
-            double epsilon,
-            double delta,
-            int perTeacherVotes,
-            String dataset,
-            double datasetEpsilon,
-            String ledger,
-            String ledgerDir,
-            double perTeacherEpsilon,
-            double perTeacherDelta)
-            implements Serializable {
-        public Budget {
-            checkArgument(
-                    epsilon > 0,
-                    "budget.epsilon must be > 0 (or .inf, for a non-private run); got " + epsilon);
-            checkOpenUnit("budget.delta", delta);
-            checkArgument(
-                    perTeacherVotes >= 0,
-                    "budget.per-teacher-votes must be >= 0; got " + perTeacherVotes);
-            checkNotNull("budget.dataset", dataset);
-            checkArgument(
-                    dataset.isEmpty() || dataset.matches("[A-Za-z0-9._-]+"),
-                    "budget.dataset must match [A-Za-z0-9._-]+; got '" + dataset + "'");
-            checkArgument(
-                    datasetEpsilon > 0,
-                    "budget.dataset-epsilon must be > 0 (or .inf: no dataset cap); got "
-                            + datasetEpsilon);
-            checkArgument(
-                    ledger.isEmpty() || ledger.equals("local") || ledger.equals("kafka"),
-                    "budget.ledger must be one of local, kafka; got '" + ledger + "'");
-            checkArgument(!ledgerDir.isBlank(), "budget.ledger-dir must not be empty");
-            checkArgument(
-                    perTeacherEpsilon >= 0 && Double.isFinite(perTeacherEpsilon),
-                    "budget.per-teacher-epsilon must be >= 0 and finite (0 = no individual"
-                            + " accounting); got "
-                            + perTeacherEpsilon);
-            checkArgument(
-                    perTeacherDelta == 0 || (perTeacherDelta > 0 && perTeacherDelta < 1),
-                    "budget.per-teacher-delta must be in (0, 1) (0 = budget.delta); got "
-                            + perTeacherDelta);
-            checkArgument(
-                    perTeacherDelta == 0 || perTeacherEpsilon > 0,
-                    "budget.per-teacher-delta needs budget.per-teacher-epsilon > 0; got "
-                            + perTeacherDelta);
+    public record Budget(OptionValues values) implements Serializable {
+        public double epsilon() {
+            return values.get(JobOptions.BUDGET_EPSILON);
         }
 
-        /** The run's ensemble budget terms: ε, δ and the dataset's ε over all runs. */
-        public org.hotpate.protocol.BudgetTerms terms() {
-            return new org.hotpate.protocol.BudgetTerms(epsilon, delta, datasetEpsilon);
+        public double delta() {
+            return values.get(JobOptions.BUDGET_DELTA);
+        }
+
+        public int perTeacherVotes() {
+            return values.get(JobOptions.BUDGET_PER_TEACHER_VOTES);
+        }
+
+        /** {@code budget.dataset}; empty: derived ({@link JobConfig#datasetId()}). */
+        public Optional<String> dataset() {
+            return values.find(JobOptions.BUDGET_DATASET);
+        }
+
+        public double datasetEpsilon() {
+            return values.get(JobOptions.BUDGET_DATASET_EPSILON);
+        }
+
+        /** {@code budget.ledger}; empty: derived ({@link JobConfig#ledgerMode()}). */
+        public Optional<String> ledger() {
+            return values.find(JobOptions.BUDGET_LEDGER);
+        }
+
+        public String ledgerDir() {
+            return values.get(JobOptions.BUDGET_LEDGER_DIR);
+        }
+
+        public double perTeacherEpsilon() {
+            return values.get(JobOptions.BUDGET_PER_TEACHER_EPSILON);
+        }
+
+        /** {@code budget.per-teacher-delta}; empty: derived ({@link #targetTeacherDelta()}). */
+        public Optional<Double> perTeacherDelta() {
+            return values.find(JobOptions.BUDGET_PER_TEACHER_DELTA);
         }
 
         /** The per-teacher target δ: {@code budget.per-teacher-delta}, default {@code delta}. */
         public double targetTeacherDelta() {
-            return perTeacherDelta > 0 ? perTeacherDelta : delta;
+            return perTeacherDelta().orElse(delta());
         }
 
-        /** (ε, δ) with a per-teacher vote cap; no dataset cap, ledger where the mode puts it. */
-        public Budget(double epsilon, double delta, int perTeacherVotes) {
-            this(
-                    epsilon,
-                    delta,
-                    perTeacherVotes,
-                    "",
-                    Double.POSITIVE_INFINITY,
-                    "",
-                    "~/.hotpate/ledger",
-                    0,
-                    0);
+        /** The run's ensemble budget terms: ε, δ and the dataset's ε over all runs. */
+        public BudgetTerms terms() {
+            return new BudgetTerms(epsilon(), delta(), datasetEpsilon());
         }
     }
 
     /**
-     * Generation: sequences and their ⊥ policy; {@code minTeachers} (0 = ceil(n/2)), {@code
-     * watchdogMs} (0 = derived, see {@link JobConfig#watchdogMs()}) and {@code maxReissues} drive
-     * the quorum and the sequence watchdog.
+     * Generation: sequences and their ⊥ policy; the quorum ({@code min-teachers}) and the sequence
+     * watchdog ({@code watchdog-ms}, {@code max-reissues}) — both derived when left out ({@link
+     * JobConfig#minTeachers()}, {@link JobConfig#watchdogMs()}).
      */
-    public record Generation(
-            int sequences,
-            int concurrency,
-            int maxSteps,
-            int stopToken,
-            FailPolicy onFail,
-            int maxAttempts,
-            long stepDeadlineMs,
-            int minTeachers,
-            long watchdogMs,
-            int maxReissues)
-            implements Serializable {
-        public Generation {
-            checkPositive("generation.sequences", sequences);
-            checkPositive("generation.concurrency", concurrency);
-            checkPositive("generation.max-steps", maxSteps);
-            checkArgument(stopToken >= -1, "generation.stop-token must be >= -1; got " + stopToken);
-            checkPositive("generation.max-attempts", maxAttempts);
-            checkPositive("generation.step-deadline-ms", stepDeadlineMs);
-            checkArgument(
-                    minTeachers >= 0, "generation.min-teachers must be >= 0; got " + minTeachers);
-            checkArgument(
-                    watchdogMs == 0 || watchdogMs > stepDeadlineMs,
-                    "generation.watchdog-ms must be 0 (derived) or > generation.step-deadline-ms ("
-                            + stepDeadlineMs
-                            + "); got "
-                            + watchdogMs);
-            checkArgument(
-                    maxReissues >= 0, "generation.max-reissues must be >= 0; got " + maxReissues);
+    public record Generation(OptionValues values) implements Serializable {
+        public int sequences() {
+            return values.get(JobOptions.GENERATION_SEQUENCES);
         }
 
-        /** Without quorum/watchdog settings: their defaults. */
-        public Generation(
-                int sequences,
-                int concurrency,
-                int maxSteps,
-                int stopToken,
-                FailPolicy onFail,
-                int maxAttempts,
-                long stepDeadlineMs) {
-            this(
-                    sequences,
-                    concurrency,
-                    maxSteps,
-                    stopToken,
-                    onFail,
-                    maxAttempts,
-                    stepDeadlineMs,
-                    0,
-                    0,
-                    5);
+        public int concurrency() {
+            return values.get(JobOptions.GENERATION_CONCURRENCY);
+        }
+
+        public int maxSteps() {
+            return values.get(JobOptions.GENERATION_MAX_STEPS);
+        }
+
+        public int stopToken() {
+            return values.get(JobOptions.GENERATION_STOP_TOKEN);
+        }
+
+        public FailPolicy onFail() {
+            return FailPolicy.valueOf(enumName(values.get(JobOptions.GENERATION_ON_FAIL)));
+        }
+
+        public int maxAttempts() {
+            return values.get(JobOptions.GENERATION_MAX_ATTEMPTS);
+        }
+
+        public long stepDeadlineMs() {
+            return values.get(JobOptions.GENERATION_STEP_DEADLINE_MS);
+        }
+
+        public Optional<Integer> minTeachers() {
+            return values.find(JobOptions.GENERATION_MIN_TEACHERS);
+        }
+
+        public Optional<Long> watchdogMs() {
+            return values.find(JobOptions.GENERATION_WATCHDOG_MS);
+        }
+
+        public int maxReissues() {
+            return values.get(JobOptions.GENERATION_MAX_REISSUES);
         }
     }
 
     /**
-     * The topic names of a run, by {@link Topic} id ({@code kafka.topics.<id>}; every id of {@link
-     * Topic#ALL} has one). Public: results, records (and steps, distributions as inputs);
-     * operator-only: the others (threat model).
+     * The topic names of a run, by {@link Topic} ({@code kafka.topics.<id>}). Public: results,
+     * records (and steps, distributions as inputs); operator-only: the others (threat model).
      */
-    public record Topics(Map<String, String> names) implements Serializable {
-        public Topics {
-            names = Map.copyOf(names);
-            for (Topic<?> t : Topic.ALL) {
-                checkArgument(
-                        names.containsKey(t.id()) && !names.get(t.id()).isBlank(),
-                        t.optionKey() + " must not be empty");
-            }
-        }
-
-        /** Every topic under its default name {@code hotpate.<id>}. */
-        public static Topics defaults() {
-            Map<String, String> m = new TreeMap<>();
-            Topic.ALL.forEach(t -> m.put(t.id(), t.defaultName()));
-            return new Topics(m);
-        }
-
+    public record Topics(OptionValues values) implements Serializable {
         /** The name of {@code topic} in this run. */
         public String name(Topic<?> topic) {
-            return names.get(topic.id());
+            return values.get(JobOptions.topic(topic));
         }
 
         /** The names of {@code topics} in this run. */
-        public java.util.List<String> names(java.util.List<Topic<?>> topics) {
+        public List<String> names(List<Topic<?>> topics) {
             return topics.stream().map(this::name).toList();
         }
     }
@@ -550,72 +615,60 @@ public record JobConfig(
      * the spec: {@code passwordEnv}/{@code teacherPasswordEnv} name an environment variable (or a
      * Java system property) that holds them.
      */
-    public record Security(
-            String protocol,
-            String saslMechanism,
-            String username,
-            String passwordEnv,
-            String teacherUsername,
-            String teacherPasswordEnv)
-            implements Serializable {
-        public Security {
-            checkArgument(
-                    protocol.equals("PLAINTEXT")
-                            || protocol.equals("SASL_PLAINTEXT")
-                            || protocol.equals("SASL_SSL"),
-                    "kafka.security-protocol must be one of PLAINTEXT, SASL_PLAINTEXT, SASL_SSL; got "
-                            + protocol);
-            checkArgument(
-                    !protocol.startsWith("SASL_") || !username.isBlank(),
-                    "kafka.sasl.username must be set when kafka.security-protocol is " + protocol);
+    public record Security(OptionValues values) implements Serializable {
+        public String protocol() {
+            return values.get(JobOptions.KAFKA_SECURITY_PROTOCOL);
         }
 
-        public static Security plaintext() {
-            return new Security(
-                    "PLAINTEXT",
-                    "SCRAM-SHA-512",
-                    "",
-                    "HOTPATE_KAFKA_PASSWORD",
-                    "",
-                    "HOTPATE_TEACHER_PASSWORD");
+        public String saslMechanism() {
+            return values.get(JobOptions.KAFKA_SASL_MECHANISM);
+        }
+
+        public String username() {
+            return values.get(JobOptions.KAFKA_SASL_USERNAME);
+        }
+
+        public String passwordEnv() {
+            return values.get(JobOptions.KAFKA_SASL_PASSWORD_ENV);
+        }
+
+        public String teacherUsername() {
+            return values.get(JobOptions.KAFKA_SASL_TEACHER_USERNAME);
+        }
+
+        public String teacherPasswordEnv() {
+            return values.get(JobOptions.KAFKA_SASL_TEACHER_PASSWORD_ENV);
         }
 
         public boolean sasl() {
-            return protocol.startsWith("SASL_");
+            return protocol().startsWith("SASL_");
         }
     }
 
-    public record Kafka(
-            boolean embedded,
-            String bootstrap,
-            int partitions,
-            Topics topics,
-            long transactionTimeoutMs,
-            Security security)
-            implements Serializable {
-        public Kafka {
-            checkArgument(
-                    embedded || (bootstrap != null && !bootstrap.isBlank()),
-                    "kafka.bootstrap must be set when kafka.mode is external");
-            checkPositive("kafka.partitions", partitions);
-            checkPositive("kafka.transaction-timeout-ms", transactionTimeoutMs);
-            checkNotNull("kafka security", security);
+    /** The broker (embedded or external), partitions, topics, transactions, client security. */
+    public record Kafka(OptionValues values) implements Serializable {
+        public boolean embedded() {
+            return values.get(JobOptions.KAFKA_MODE).equals("embedded");
         }
 
-        /** Without client security (PLAINTEXT). */
-        public Kafka(
-                boolean embedded,
-                String bootstrap,
-                int partitions,
-                Topics topics,
-                long transactionTimeoutMs) {
-            this(
-                    embedded,
-                    bootstrap,
-                    partitions,
-                    topics,
-                    transactionTimeoutMs,
-                    Security.plaintext());
+        public String bootstrap() {
+            return values.get(JobOptions.KAFKA_BOOTSTRAP);
+        }
+
+        public int partitions() {
+            return values.get(JobOptions.KAFKA_PARTITIONS);
+        }
+
+        public Topics topics() {
+            return new Topics(values);
+        }
+
+        public long transactionTimeoutMs() {
+            return values.get(JobOptions.KAFKA_TRANSACTION_TIMEOUT_MS);
+        }
+
+        public Security security() {
+            return new Security(values);
         }
     }
 
@@ -624,105 +677,53 @@ public record JobConfig(
      * largest parallelism it can be rescaled to from a checkpoint); {@code metricsPort} opens the
      * Prometheus reporter on the embedded MiniCluster (0: off).
      */
-    public record Flink(
-            boolean embedded,
-            String host,
-            int port,
-            String jar,
-            int parallelism,
-            long checkpointIntervalMs,
-            String stateDir,
-            int maxParallelism,
-            int metricsPort)
-            implements Serializable {
-        /** The defaults of the keys added for clusters: max parallelism 128, no metrics port. */
-        public static final int DEFAULT_MAX_PARALLELISM = 128;
-
-        public Flink {
-            checkArgument(
-                    embedded || (host != null && !host.isBlank()),
-                    "flink.host must be set when flink.mode is remote");
-            checkPositive("flink.port", port);
-            checkPositive("flink.parallelism", parallelism);
-            checkPositive("flink.checkpoint-interval-ms", checkpointIntervalMs);
-            checkArgument(
-                    maxParallelism >= parallelism && maxParallelism <= 32768,
-                    "flink.max-parallelism must be >= flink.parallelism ("
-                            + parallelism
-                            + ") and <= 32768; got "
-                            + maxParallelism);
-            checkArgument(
-                    metricsPort >= 0 && metricsPort <= 65535,
-                    "flink.metrics-port must be in [0, 65535]; got " + metricsPort);
+    public record Flink(OptionValues values) implements Serializable {
+        public boolean embedded() {
+            return values.get(JobOptions.FLINK_MODE).equals("embedded");
         }
 
-        /** As the canonical constructor with the default max parallelism and no metrics port. */
-        public Flink(
-                boolean embedded,
-                String host,
-                int port,
-                String jar,
-                int parallelism,
-                long checkpointIntervalMs,
-                String stateDir) {
-            this(
-                    embedded,
-                    host,
-                    port,
-                    jar,
-                    parallelism,
-                    checkpointIntervalMs,
-                    stateDir,
-                    Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
-                    0);
+        public String host() {
+            return values.get(JobOptions.FLINK_HOST);
+        }
+
+        public int port() {
+            return values.get(JobOptions.FLINK_PORT);
+        }
+
+        public String jar() {
+            return values.get(JobOptions.FLINK_JAR);
+        }
+
+        public int parallelism() {
+            return values.get(JobOptions.FLINK_PARALLELISM);
+        }
+
+        public long checkpointIntervalMs() {
+            return values.get(JobOptions.FLINK_CHECKPOINT_INTERVAL_MS);
+        }
+
+        /** {@code flink.state-dir}; empty: {@code <output dir>/<run id>/checkpoints}. */
+        public Optional<String> stateDir() {
+            return values.find(JobOptions.FLINK_STATE_DIR);
+        }
+
+        public int maxParallelism() {
+            return values.get(JobOptions.FLINK_MAX_PARALLELISM);
+        }
+
+        public int metricsPort() {
+            return values.get(JobOptions.FLINK_METRICS_PORT);
         }
     }
 
-    /** A copy with the ensemble size n (records runs: the driver counts the users). */
-    public JobConfig withTeachers(int n) {
-        Ensemble e = ensemble;
-        return new JobConfig(
-                name,
-                new Ensemble(
-                        e.id(),
-                        n,
-                        e.heterogeneous(),
-                        e.source(),
-                        e.k(),
-                        e.alpha(),
-                        e.seed(),
-                        e.payload(),
-                        e.topK(),
-                        e.samples(),
-                        e.vocabularySize()),
-                sampler,
-                mechanism,
-                budget,
-                generation,
-                kafka,
-                flink,
-                output,
-                records);
-    }
+    /** Where the run's outputs go, and how long the driver waits for it. */
+    public record Output(OptionValues values) implements Serializable {
+        public String dir() {
+            return values.get(JobOptions.OUTPUT_DIR);
+        }
 
-    /** A copy writing its outputs to {@code output}. */
-    public JobConfig withOutput(Output output) {
-        return new JobConfig(
-                name,
-                ensemble,
-                sampler,
-                mechanism,
-                budget,
-                generation,
-                kafka,
-                flink,
-                output,
-                records);
-    }
-
-    public record Output(String dir, long timeoutSeconds) implements Serializable {
-        public Output {
-            checkPositive("output.timeout-s", timeoutSeconds);
+        public long timeoutSeconds() {
+            return values.get(JobOptions.OUTPUT_TIMEOUT_S);
         }
     }
 }

@@ -1,7 +1,5 @@
 package org.hotpate.stream;
 
-import static org.hotpate.core.util.Preconditions.checkArgument;
-
 import java.io.Serializable;
 import java.util.List;
 import org.hotpate.teachers.records.RecordFields;
@@ -10,60 +8,64 @@ import org.hotpate.teachers.records.RecordFields;
  * The records part of a job spec ({@code records.*}, {@code teacher.*}, {@code tokenizer}, {@code
  * generation.prompt|prompts-file|stop}, {@code kafka.topics.private-records}): where private
  * records come from, how teachers are built from them, and how text is prompted, stopped and
- * decoded. Keys, defaults and descriptions: {@link RecordsSpec#KEYS}; docs/records.md.
- *
- * @param file {@code records.file}: a JSONL(.gz) file the driver produces into the topic ("" =
- *     none)
- * @param topic the topic the job reads records from ({@code records.topic}, default the
- *     private-records topic)
- * @param privateRecordsTopic {@code kafka.topics.private-records}
- * @param maxPerUser {@code records.max-per-user}: records of a user past this are dropped
- * @param tokenizer {@code tokenizer}: cl100k_base, o200k_base or r50k_base
- * @param prompt {@code generation.prompt}: the public prefix of every sequence
- * @param promptsFile {@code generation.prompts-file}: JSONL {prompt, label?}, one per sequence
- * @param stop {@code generation.stop}: a sequence ends before the first of these strings
+ * decoded. Options: {@link JobOptions}; docs/records.md.
  */
-public record RecordsConfig(
-        String file,
-        String topic,
-        String privateRecordsTopic,
-        RecordFields fields,
-        int maxPerUser,
-        Teacher teacher,
-        String tokenizer,
-        String prompt,
-        String promptsFile,
-        List<String> stop)
-        implements Serializable {
+public record RecordsConfig(OptionValues values) implements Serializable {
 
-    /** The section of a run that has no records (simulated or external teachers). */
-    public static final RecordsConfig NONE =
-            new RecordsConfig(
-                    "",
-                    "hotpate.private-records",
-                    "hotpate.private-records",
-                    new RecordFields("user", "text", "", "", 65536),
-                    1000,
-                    Teacher.NGRAM_DEFAULT,
-                    "cl100k_base",
-                    "",
-                    "",
-                    List.of("\n"));
+    /** {@code records.file}: a JSONL(.gz) file the driver produces into the topic ("" = none). */
+    public String file() {
+        return values.get(JobOptions.RECORDS_FILE);
+    }
 
-    public RecordsConfig {
-        checkArgument(file != null, "records.file must not be null");
-        checkArgument(topic != null && !topic.isBlank(), "records.topic must not be empty");
-        checkArgument(
-                privateRecordsTopic != null && !privateRecordsTopic.isBlank(),
-                "kafka.topics.private-records must not be empty");
-        checkArgument(maxPerUser > 0, "records.max-per-user must be > 0; got " + maxPerUser);
-        checkArgument(
-                prompt.isEmpty() || promptsFile.isEmpty(),
-                "set generation.prompt or generation.prompts-file, not both");
-        stop = List.copyOf(stop);
-        checkArgument(
-                stop.stream().noneMatch(String::isEmpty),
-                "generation.stop must not contain an empty string; got " + stop);
+    /**
+     * The topic the job reads records from: {@code records.topic}, else the private-records one.
+     */
+    public String topic() {
+        return values.find(JobOptions.RECORDS_TOPIC).orElse(privateRecordsTopic());
+    }
+
+    /** {@code kafka.topics.private-records}. */
+    public String privateRecordsTopic() {
+        return values.get(JobOptions.topic(Topic.PRIVATE_RECORDS));
+    }
+
+    /** The record fields and the text-size bound. */
+    public RecordFields fields() {
+        return new RecordFields(
+                values.get(JobOptions.RECORDS_USER_FIELD),
+                values.get(JobOptions.RECORDS_TEXT_FIELD),
+                values.get(JobOptions.RECORDS_LABEL_FIELD),
+                values.get(JobOptions.RECORDS_TIME_FIELD),
+                values.get(JobOptions.RECORDS_MAX_TEXT_BYTES));
+    }
+
+    /** {@code records.max-per-user}: records of a user past this are dropped. */
+    public int maxPerUser() {
+        return values.get(JobOptions.RECORDS_MAX_PER_USER);
+    }
+
+    public Teacher teacher() {
+        return new Teacher(values);
+    }
+
+    /** {@code tokenizer}: cl100k_base, o200k_base or r50k_base. */
+    public String tokenizer() {
+        return values.get(JobOptions.TOKENIZER);
+    }
+
+    /** {@code generation.prompt}: the public prefix of every sequence. */
+    public String prompt() {
+        return values.get(JobOptions.GENERATION_PROMPT);
+    }
+
+    /** {@code generation.prompts-file}: JSONL {prompt, label?}, one per sequence. */
+    public String promptsFile() {
+        return values.get(JobOptions.GENERATION_PROMPTS_FILE);
+    }
+
+    /** {@code generation.stop}: a sequence ends before the first of these strings. */
+    public List<String> stop() {
+        return values.get(JobOptions.GENERATION_STOP);
     }
 
     /** The teacher model: an n-gram model in the job, or an OpenAI-compatible HTTP endpoint. */
@@ -76,45 +78,57 @@ public record RecordsConfig(
      * {@code teacher.*}: model kind, n-gram order, top-k, public backoff text; for HTTP teachers
      * the endpoint, prompt template and limits.
      */
-    public record Teacher(
-            Model model,
-            int order,
-            int topK,
-            String publicFile,
-            String url,
-            String modelName,
-            String apiKeyEnv,
-            String promptTemplate,
-            int maxRecords,
-            int maxPromptChars,
-            long timeoutMs,
-            int retries,
-            int concurrency)
-            implements Serializable {
-        public static final String DEFAULT_TEMPLATE =
-                "Examples:\n{records}\n\nWrite one more in the same style.\n{prompt}";
+    public record Teacher(OptionValues values) implements Serializable {
+        public Model model() {
+            return Model.valueOf(values.get(JobOptions.TEACHER_MODEL).toUpperCase());
+        }
 
-        static final Teacher NGRAM_DEFAULT =
-                new Teacher(
-                        Model.NGRAM, 3, 64, "", "", "", "", DEFAULT_TEMPLATE, 8, 4000, 10000, 2, 8);
+        public int order() {
+            return values.get(JobOptions.TEACHER_ORDER);
+        }
 
-        public Teacher {
-            checkArgument(
-                    order >= 1 && order <= 8, "teacher.order must be in [1, 8]; got " + order);
-            checkArgument(topK >= 1, "teacher.top-k must be >= 1; got " + topK);
-            checkArgument(
-                    model != Model.HTTP || !url.isBlank(),
-                    "teacher.url must be set when teacher.model is http");
-            checkArgument(maxRecords >= 1, "teacher.max-records must be >= 1; got " + maxRecords);
-            checkArgument(
-                    maxPromptChars >= 1,
-                    "teacher.max-prompt-chars must be >= 1; got " + maxPromptChars);
-            checkArgument(timeoutMs >= 1, "teacher.timeout-ms must be >= 1; got " + timeoutMs);
-            checkArgument(retries >= 0, "teacher.retries must be >= 0; got " + retries);
-            checkArgument(concurrency >= 1, "teacher.concurrency must be >= 1; got " + concurrency);
-            checkArgument(
-                    promptTemplate.contains("{records}"),
-                    "teacher.prompt-template must contain {records}");
+        public int topK() {
+            return values.get(JobOptions.TEACHER_TOP_K);
+        }
+
+        public String publicFile() {
+            return values.get(JobOptions.TEACHER_PUBLIC_FILE);
+        }
+
+        public String url() {
+            return values.get(JobOptions.TEACHER_URL);
+        }
+
+        public String modelName() {
+            return values.get(JobOptions.TEACHER_MODEL_NAME);
+        }
+
+        public String apiKeyEnv() {
+            return values.get(JobOptions.TEACHER_API_KEY_ENV);
+        }
+
+        public String promptTemplate() {
+            return values.get(JobOptions.TEACHER_PROMPT_TEMPLATE);
+        }
+
+        public int maxRecords() {
+            return values.get(JobOptions.TEACHER_MAX_RECORDS);
+        }
+
+        public int maxPromptChars() {
+            return values.get(JobOptions.TEACHER_MAX_PROMPT_CHARS);
+        }
+
+        public long timeoutMs() {
+            return values.get(JobOptions.TEACHER_TIMEOUT_MS);
+        }
+
+        public int retries() {
+            return values.get(JobOptions.TEACHER_RETRIES);
+        }
+
+        public int concurrency() {
+            return values.get(JobOptions.TEACHER_CONCURRENCY);
         }
     }
 }

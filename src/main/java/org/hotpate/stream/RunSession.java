@@ -314,9 +314,15 @@ public final class RunSession implements AutoCloseable {
     }
 
     private String checkpointDir() {
-        return cfg.flink().stateDir().isEmpty()
-                ? outputDir().resolve("checkpoints").toAbsolutePath().toUri().toString()
-                : cfg.flink().stateDir();
+        return cfg.flink()
+                .stateDir()
+                .orElseGet(
+                        () ->
+                                outputDir()
+                                        .resolve("checkpoints")
+                                        .toAbsolutePath()
+                                        .toUri()
+                                        .toString());
     }
 
     /**

@@ -119,7 +119,7 @@ class DeploymentConsistencyTest {
                 .contains(cfg.flink().port() + ":" + cfg.flink().port());
         assertThat(cfg.flink().jar()).isEqualTo(jarInContainer);
         // Checkpoints: the spec's directory is the one JobManager and TaskManager share.
-        String stateDir = cfg.flink().stateDir();
+        String stateDir = cfg.flink().stateDir().orElseThrow();
         for (String s : List.of("jobmanager", "taskmanager")) {
             Map<String, String> props = flinkProperties(services.get(s));
             assertThat(props.get("execution.checkpointing.dir")).isEqualTo(stateDir);
@@ -164,7 +164,7 @@ class DeploymentConsistencyTest {
         assertThat(conf.get("state.backend.type").asText()).isEqualTo("rocksdb");
         assertThat(conf.get("execution.checkpointing.mode").asText()).isEqualTo("EXACTLY_ONCE");
         assertThat(conf.get("execution.checkpointing.dir").asText())
-                .isEqualTo(cfg.flink().stateDir());
+                .isEqualTo(cfg.flink().stateDir().orElseThrow());
         assertThat(Integer.parseInt(job.get("parallelism").asText()))
                 .isEqualTo(cfg.flink().parallelism());
     }

@@ -4,6 +4,7 @@ import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.Vote;
+import org.hotpate.protocol.PublicModel;
 import org.hotpate.protocol.RunShape;
 
 /** Small builders shared by the stream tests. */
@@ -15,6 +16,10 @@ public final class Fixtures {
 
     /** The shape of the fixtures' run: seed 42, 10 tokens, 1 s deadline, wide bounds. */
     public static final RunShape SHAPE = new RunShape(RUN, "ens", 42, VOCAB, 1000, 100, 100, 100);
+
+    /** The public model of an external ensemble over the fixtures' vocabulary. */
+    public static final PublicModel PUBLIC_MODEL =
+            () -> org.hotpate.teachers.SimulatedTeachers.external(VOCAB).publicModel();
 
     /** Teacher {@code teacher}'s vote {@code token} at a step of the fixtures' run. */
     public static Vote vote(long teacher, long seq, int step, int attempt, int token) {

@@ -297,34 +297,29 @@ class HotPateJobITCase {
         // Heterogeneous: each teacher may cast 2 token votes; then it retires (abstains) for good.
         JobConfig cfg = config("crash", "");
         cfg =
-                new JobConfig(
-                        cfg.name(),
-                        new JobConfig.Ensemble(
-                                "ensemble-0",
-                                20,
-                                true,
-                                JobConfig.TeacherSource.PLANET_Z,
-                                3,
-                                0.5,
-                                5,
-                                JobConfig.Payload.SPARSE,
-                                32,
-                                8,
-                                1050),
-                        cfg.sampler(),
-                        cfg.mechanism(),
-                        new JobConfig.Budget(50, 1e-6, 2),
-                        new JobConfig.Generation(
-                                6,
-                                6,
-                                3,
-                                -1,
-                                org.hotpate.core.generation.FailPolicy.RESAMPLE,
-                                2,
-                                3000),
-                        cfg.kafka(),
-                        cfg.flink(),
-                        cfg.output());
+                JobConfig.of(
+                        cfg.values()
+                                .with(JobOptions.ENSEMBLE_ID, "ensemble-0")
+                                .with(JobOptions.ENSEMBLE_TEACHERS, 20)
+                                .with(JobOptions.ENSEMBLE_KIND, "heterogeneous")
+                                .with(JobOptions.ENSEMBLE_SOURCE, "planet-z")
+                                .with(JobOptions.ENSEMBLE_K, 3)
+                                .with(JobOptions.ENSEMBLE_ALPHA, 0.5)
+                                .with(JobOptions.ENSEMBLE_SEED, 5L)
+                                .with(JobOptions.ENSEMBLE_PAYLOAD, "sparse")
+                                .with(JobOptions.ENSEMBLE_TOP_K, 32)
+                                .with(JobOptions.ENSEMBLE_SAMPLES, 8)
+                                .with(JobOptions.ENSEMBLE_VOCABULARY, 1050)
+                                .with(JobOptions.BUDGET_EPSILON, 50.0)
+                                .with(JobOptions.BUDGET_DELTA, 1e-6)
+                                .with(JobOptions.BUDGET_PER_TEACHER_VOTES, 2)
+                                .with(JobOptions.GENERATION_SEQUENCES, 6)
+                                .with(JobOptions.GENERATION_CONCURRENCY, 6)
+                                .with(JobOptions.GENERATION_MAX_STEPS, 3)
+                                .with(JobOptions.GENERATION_STOP_TOKEN, -1)
+                                .with(JobOptions.GENERATION_ON_FAIL, "resample")
+                                .with(JobOptions.GENERATION_MAX_ATTEMPTS, 2)
+                                .with(JobOptions.GENERATION_STEP_DEADLINE_MS, 3000L));
         FAIL_NOW.set(false);
         FAILURES.set(0);
         try (RunSession run =
@@ -390,23 +385,14 @@ class HotPateJobITCase {
     void theRunStopsAtItsBudgetAndNoReleaseExceedsIt() throws Exception {
         JobConfig cfg = config("budget", "");
         cfg =
-                new JobConfig(
-                        cfg.name(),
-                        cfg.ensemble(),
-                        cfg.sampler(),
-                        cfg.mechanism(),
-                        new JobConfig.Budget(8.0, 1e-6, 0),
-                        new JobConfig.Generation(
-                                12,
-                                3,
-                                3,
-                                -1,
-                                org.hotpate.core.generation.FailPolicy.RESAMPLE,
-                                3,
-                                4000),
-                        cfg.kafka(),
-                        cfg.flink(),
-                        cfg.output());
+                JobConfig.of(
+                        cfg.values()
+                                .with(JobOptions.BUDGET_EPSILON, 8.0)
+                                .with(JobOptions.GENERATION_SEQUENCES, 12)
+                                .with(JobOptions.GENERATION_CONCURRENCY, 3)
+                                .with(JobOptions.GENERATION_MAX_STEPS, 3)
+                                .with(JobOptions.GENERATION_MAX_ATTEMPTS, 3)
+                                .with(JobOptions.GENERATION_STEP_DEADLINE_MS, 4000L));
         try (RunSession run = RunSession.start(cfg, null)) {
             assertThat(run.await(Duration.ofSeconds(90), null))
                     .as("run ends at its budget")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -82,14 +83,29 @@ class JobSpecTest {
         }
     }
 
+    /**
+     * The key table of docs/job-spec.md is the declarations' (JobOptions): one row per option with
+     * its type, default and description, in declaration order. A new or changed option fails here
+     * until its row is in the docs; the expected rows are printed.
+     */
     @Test
-    void everyKeyIsInTheHelpAndTheDocs() throws Exception {
+    void everyOptionIsInTheHelpAndItsDeclaredRowInTheDocs() throws Exception {
         String help = JobSpec.describeKeys();
-        String docs = Files.readString(Path.of("docs/job-spec.md"));
         for (String k : JobSpec.paths()) {
             assertThat(help).contains(k);
-            assertThat(docs).as("docs/job-spec.md lists " + k).contains("`" + k + "`");
         }
+        List<String> docs = Files.readAllLines(Path.of("docs/job-spec.md"));
+        int table = docs.indexOf("| key | type | default | description |");
+        assertThat(table).as("docs/job-spec.md has the key table").isPositive();
+        List<String> documented =
+                docs.subList(table + 2, docs.size()).stream()
+                        .takeWhile(l -> l.startsWith("| `"))
+                        .toList();
+        assertThat(documented)
+                .as(
+                        "docs/job-spec.md's key table (expected rows:%n%s%n)",
+                        String.join("\n", JobSpec.markdownRows()))
+                .containsExactlyElementsOf(JobSpec.markdownRows());
     }
 
     /**

@@ -44,17 +44,14 @@ class RemoteClusterITCase {
             int port = cluster.getRestAddress().get().getPort();
             JobConfig base = HotPateJobITCase.config("remote", "", kafka.bootstrapServers());
             JobConfig cfg =
-                    new JobConfig(
-                            base.name(),
-                            base.ensemble(),
-                            base.sampler(),
-                            base.mechanism(),
-                            base.budget(),
-                            base.generation(),
-                            base.kafka(),
-                            new JobConfig.Flink(
-                                    false, "127.0.0.1", port, JAR.toString(), 2, 500, ""),
-                            base.output());
+                    JobConfig.of(
+                            base.values()
+                                    .with(JobOptions.FLINK_MODE, "remote")
+                                    .with(JobOptions.FLINK_HOST, "127.0.0.1")
+                                    .with(JobOptions.FLINK_PORT, port)
+                                    .with(JobOptions.FLINK_JAR, JAR.toString())
+                                    .with(JobOptions.FLINK_PARALLELISM, 2)
+                                    .with(JobOptions.FLINK_CHECKPOINT_INTERVAL_MS, 500L));
             try (RunSession run = RunSession.start(cfg, null)) {
                 assertThat(run.await(Duration.ofSeconds(120), null)).isTrue();
                 run.finish();

@@ -51,17 +51,9 @@ class TeacherOutageITCase {
                             "outage");
             JobConfig.Ensemble simulated =
                     new JobConfig.Ensemble(
-                            "pz",
-                            20,
-                            false,
-                            JobConfig.TeacherSource.PLANET_Z,
-                            3,
-                            0.5,
-                            5,
-                            JobConfig.Payload.SPARSE,
-                            32,
-                            8,
-                            1050);
+                            cfg.values()
+                                    .with(JobOptions.ENSEMBLE_SOURCE, "planet-z")
+                                    .with(JobOptions.ENSEMBLE_SAMPLES, 8));
             try (RunSession run = RunSession.start(cfg, null)) {
                 TeacherWorker.Settings ws =
                         TeacherWorker.settings(cfg, kafka.bootstrapServers(), run.runId(), 0, 20);

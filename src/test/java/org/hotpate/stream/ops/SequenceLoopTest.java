@@ -13,14 +13,14 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.protocol.PublicModel;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.SequenceId;
 import org.hotpate.protocol.SequenceProgress;
-import org.hotpate.stream.CoreBindings;
-import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.SequencePrompts;
 import org.hotpate.stream.SequenceText;
 import org.hotpate.stream.StepFactory;
+import org.hotpate.teachers.SimulatedTeachers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -52,19 +52,7 @@ class SequenceLoopTest {
         if (h != null) {
             h.close();
         }
-        JobConfig.Ensemble ens =
-                new JobConfig.Ensemble(
-                        "ens",
-                        10,
-                        false,
-                        JobConfig.TeacherSource.PLANET_Z,
-                        20,
-                        0.5,
-                        1,
-                        JobConfig.Payload.SPARSE,
-                        0,
-                        8,
-                        1050);
+        PublicModel ens = () -> SimulatedTeachers.planetZ(1, 20, 10).publicModel();
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         new SequenceLoop(
@@ -81,7 +69,7 @@ class SequenceLoopTest {
                                         WATCHDOG,
                                         SequenceText.NUMBERS,
                                         stopToken,
-                                        CoreBindings.publicModel(ens))),
+                                        ens)),
                         (StepResult r) -> SequenceId.keyOf(r.runId(), r.sequenceId()),
                         (GenerationStep g) -> SequenceId.keyOf(g.runId(), g.sequenceId()),
                         Types.STRING);

@@ -26,7 +26,6 @@ import org.hotpate.model.VoteBatch;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.StepId;
-import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.Fixtures;
 import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -347,19 +346,7 @@ class StepReducerTest {
                                 5),
                         1e-6,
                         Fixtures.VOCAB,
-                        CoreBindings.publicModel(
-                                new JobConfig.Ensemble(
-                                        "ens",
-                                        3,
-                                        true,
-                                        JobConfig.TeacherSource.EXTERNAL,
-                                        20,
-                                        0.5,
-                                        1,
-                                        JobConfig.Payload.SPARSE,
-                                        0,
-                                        8,
-                                        Fixtures.VOCAB)));
+                        Fixtures.PUBLIC_MODEL);
         schemeA = acc;
         h =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(

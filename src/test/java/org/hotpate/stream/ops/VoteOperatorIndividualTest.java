@@ -24,9 +24,8 @@ import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
-import org.hotpate.stream.CoreBindings;
+import org.hotpate.protocol.PublicModel;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,21 +48,8 @@ class VoteOperatorIndividualTest {
         SchemeBStep.Plan plan =
                 SchemeBStep.Plan.forTarget(
                         new SchemeBStep.Params(8, 30, sampleRate), TARGET_EPS, TARGET_DELTA);
-        JobConfig.Ensemble ens =
-                new JobConfig.Ensemble(
-                        "ens",
-                        teachers,
-                        true,
-                        JobConfig.TeacherSource.EXTERNAL,
-                        20,
-                        0.5,
-                        1,
-                        JobConfig.Payload.SPARSE,
-                        0,
-                        8,
-                        Fixtures.VOCAB);
-        return new IndividualScheme(
-                plan, TARGET_DELTA, Fixtures.VOCAB, CoreBindings.publicModel(ens));
+        PublicModel ens = Fixtures.PUBLIC_MODEL;
+        return new IndividualScheme(plan, TARGET_DELTA, Fixtures.VOCAB, ens);
     }
 
     private static VoteOperator operator(

@@ -19,9 +19,8 @@ import org.hotpate.model.TeacherSpend;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
-import org.hotpate.stream.CoreBindings;
+import org.hotpate.protocol.PublicModel;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,20 +39,8 @@ class VoteOperatorSchemeATest {
     /** Scheme A with a fixed τ (ν = 1: every public coin is 1, so own vote = v involves). */
     private static IndividualScheme accounting(int tau) {
         SchemeAStep.Plan plan = new SchemeAStep.Plan(new SchemeAStep.Params(0.1, 10, 30, 1.0), tau);
-        JobConfig.Ensemble ens =
-                new JobConfig.Ensemble(
-                        "ens",
-                        3,
-                        true,
-                        JobConfig.TeacherSource.EXTERNAL,
-                        20,
-                        0.5,
-                        1,
-                        JobConfig.Payload.SPARSE,
-                        0,
-                        8,
-                        Fixtures.VOCAB);
-        return new IndividualScheme(plan, 1e-6, Fixtures.VOCAB, CoreBindings.publicModel(ens));
+        PublicModel ens = Fixtures.PUBLIC_MODEL;
+        return new IndividualScheme(plan, 1e-6, Fixtures.VOCAB, ens);
     }
 
     private static VoteOperator operator(IndividualScheme acc) {
