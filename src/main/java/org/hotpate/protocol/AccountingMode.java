@@ -159,46 +159,72 @@ public sealed interface AccountingMode extends Serializable {
         }
     }
 
+    /**
+     * A per-teacher privacy scheme ({@link IndividualScheme}): a retired teacher abstains; an
+     * involved one is charged now ({@link ChargeAtVote}) or once its outcome is known ({@link
+     * ChargeOnOutcome}); charges are reported with the teacher's ε at the per-teacher δ.
+     */
+    sealed interface PerTeacher extends AccountingMode {
+        @Override
+        IndividualScheme scheme();
+
+        /** What an involved teacher's vote does (the teacher is not retired). */
+        Effect onInvolvement(TeacherAccount account, int vote);
+
+        @Override
+        default boolean keepsAccounts() {
+            return true;
+        }
+
+        @Override
+        default Effect onVote(TeacherAccount account, int vote, long teacher, long stepSeed) {
+            if (account.retired(scheme().limit())) {
+                return Effect.abstain(account, Abstention.RETIRED);
+            }
+            if (!scheme().involved(vote, teacher, stepSeed, account)) {
+                return Effect.vote(vote, account);
+            }
+            return onInvolvement(account, vote);
+        }
+
+        /** The account after one charge, and whether it retired the teacher. */
+        default Effect charge(TeacherAccount account, int vote) {
+            TeacherAccount next = account.charge(scheme().limit());
+            return new Effect(
+                    vote, next, Abstention.NONE, true, next.retired(scheme().limit()), false);
+        }
+
+        @Override
+        default LedgerEntry teacherEntry(
+                LedgerKind kind, StepRef step, long teacher, TeacherAccount account, long atMs) {
+            return LedgerEntries.teacher(
+                    kind,
+                    step,
+                    teacher,
+                    scheme().name(),
+                    scheme().epsilon(account),
+                    scheme().targetDelta(),
+                    account.charges(),
+                    atMs);
+        }
+    }
+
     /** Scheme B: every involvement is charged at the vote, whatever the outcome. */
-    record ChargeAtVote(IndividualScheme scheme) implements AccountingMode {
+    record ChargeAtVote(IndividualScheme scheme) implements PerTeacher {
         public ChargeAtVote {
             checkNotNull("scheme", scheme);
         }
 
         @Override
-        public boolean keepsAccounts() {
-            return true;
-        }
-
-        @Override
-        public Effect onVote(TeacherAccount account, int vote, long teacher, long stepSeed) {
-            if (account.retired(scheme.limit())) {
-                return Effect.abstain(account, Abstention.RETIRED);
-            }
-            if (!scheme.involved(vote, teacher, stepSeed, account)) {
-                return Effect.vote(vote, account);
-            }
-            TeacherAccount next = account.charge(scheme.limit());
-            return new Effect(
-                    vote, next, Abstention.NONE, true, next.retired(scheme.limit()), false);
-        }
-
-        @Override
-        public LedgerEntry teacherEntry(
-                LedgerKind kind, StepRef step, long teacher, TeacherAccount account, long atMs) {
-            return individualEntry(scheme, kind, step, teacher, account, atMs);
+        public Effect onInvolvement(TeacherAccount account, int vote) {
+            return charge(account, vote);
         }
     }
 
     /** Scheme A: an involvement is pending until its released outcome comes back. */
-    record ChargeOnOutcome(IndividualScheme scheme) implements AccountingMode {
+    record ChargeOnOutcome(IndividualScheme scheme) implements PerTeacher {
         public ChargeOnOutcome {
             checkNotNull("scheme", scheme);
-        }
-
-        @Override
-        public boolean keepsAccounts() {
-            return true;
         }
 
         @Override
@@ -207,13 +233,7 @@ public sealed interface AccountingMode extends Serializable {
         }
 
         @Override
-        public Effect onVote(TeacherAccount account, int vote, long teacher, long stepSeed) {
-            if (account.retired(scheme.limit())) {
-                return Effect.abstain(account, Abstention.RETIRED);
-            }
-            if (!scheme.involved(vote, teacher, stepSeed, account)) {
-                return Effect.vote(vote, account);
-            }
+        public Effect onInvolvement(TeacherAccount account, int vote) {
             if (!account.roomWithPending(scheme.limit())) {
                 return Effect.abstain(account, Abstention.NO_ROOM);
             }
@@ -226,18 +246,7 @@ public sealed interface AccountingMode extends Serializable {
                 return null;
             }
             TeacherAccount resolved = account.resolve();
-            if (!charged) {
-                return Effect.vote(Vote.ABSTAIN, resolved);
-            }
-            TeacherAccount next = resolved.charge(scheme.limit());
-            return new Effect(
-                    Vote.ABSTAIN, next, Abstention.NONE, true, next.retired(scheme.limit()), false);
-        }
-
-        @Override
-        public LedgerEntry teacherEntry(
-                LedgerKind kind, StepRef step, long teacher, TeacherAccount account, long atMs) {
-            return individualEntry(scheme, kind, step, teacher, account, atMs);
+            return charged ? charge(resolved, Vote.ABSTAIN) : Effect.vote(Vote.ABSTAIN, resolved);
         }
 
         /**
@@ -261,23 +270,5 @@ public sealed interface AccountingMode extends Serializable {
             }
             return out;
         }
-    }
-
-    private static LedgerEntry individualEntry(
-            IndividualScheme scheme,
-            LedgerKind kind,
-            StepRef step,
-            long teacher,
-            TeacherAccount account,
-            long atMs) {
-        return LedgerEntries.teacher(
-                kind,
-                step,
-                teacher,
-                scheme.name(),
-                scheme.epsilon(account),
-                scheme.targetDelta(),
-                account.charges(),
-                atMs);
     }
 }

@@ -5,6 +5,7 @@ import static org.hotpate.core.util.Preconditions.checkNotNull;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.model.ReleaseCandidate;
 
 /**
  * What a closed step would release, before the run's accountant charges it (charge before emit):
@@ -24,6 +25,29 @@ public record StepRelease(
         checkNotNull("event", event);
         checkNotNull("chargedTeachers", chargedTeachers);
         checkNotNull("involvedTeachers", involvedTeachers);
+    }
+
+    /**
+     * The release on its way to the run's accountant: step {@code id} closed with {@code votesCast}
+     * answering teachers of {@code teachers}; {@code event} is this release's event in its wire
+     * form (the reducer→accountant hop is a network shuffle).
+     */
+    public ReleaseCandidate candidate(
+            StepId id, String mechanism, String event, int votesCast, int teachers, long atMs) {
+        return new ReleaseCandidate(
+                id.runId(),
+                id.sequenceId(),
+                id.step(),
+                id.attempt(),
+                token,
+                mechanism,
+                event,
+                noisyCount,
+                chargedTeachers,
+                votesCast,
+                teachers,
+                atMs,
+                involvedTeachers);
     }
 
     /**

@@ -1,10 +1,13 @@
 package org.hotpate.stream;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +23,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.RawRecord;
-import org.hotpate.model.Rejected;
 import org.hotpate.model.ReleaseCandidate;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherRecord;
@@ -139,7 +141,7 @@ public final class HotPateJob {
                             .process(new DecodeSteps(shape))
                             .uid("decode-steps")
                             .name("decode-steps");
-            outputs.rejected(steps.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.REJECTED, steps.getSideOutput(Tags.REJECTED));
             DataStream<VoteBatch> batches = votes(steps);
             SingleOutputStreamOperator<ReleaseCandidate> candidates = reduce(batches, steps);
             SingleOutputStreamOperator<StepResult> results = account(candidates);
@@ -170,7 +172,7 @@ public final class HotPateJob {
                             .process(new DecodeDistributions(answers))
                             .uid("decode-distributions")
                             .name("decode-distributions");
-            outputs.rejected(decoded.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.REJECTED, decoded.getSideOutput(Tags.REJECTED));
             DataStream<Vote> answered =
                     io.records().isEmpty()
                             ? decoded
@@ -187,7 +189,7 @@ public final class HotPateJob {
                                 .returns(Types.POJO(VoteOperator.Input.class))
                                 .uid("decode-teacher-feedback")
                                 .name("decode-teacher-feedback");
-                outputs.rejected(feedback.getSideOutput(Tags.REJECTED));
+                outputs.add(Topic.REJECTED, feedback.getSideOutput(Tags.REJECTED));
                 teacherInput = teacherInput.union(feedback);
             }
             SingleOutputStreamOperator<Vote> votes =
@@ -197,9 +199,9 @@ public final class HotPateJob {
                             .process(new VoteOperator(voteSettings()))
                             .uid("vote")
                             .name("vote");
-            outputs.ledger(votes.getSideOutput(Tags.LEDGER));
-            outputs.rejected(votes.getSideOutput(Tags.REJECTED));
-            outputs.teacherSpending(votes.getSideOutput(Tags.TEACHER_LEDGER));
+            outputs.add(Topic.LEDGER, votes.getSideOutput(Tags.LEDGER));
+            outputs.add(Topic.REJECTED, votes.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.TEACHER_SPENDING, votes.getSideOutput(Tags.TEACHER_LEDGER));
             return combine(votes, "combine-votes")
                     .union(
                             combine(
@@ -212,13 +214,13 @@ public final class HotPateJob {
                 DataStream<GenerationStep> steps, DecodeDistributions.Settings answers) {
             SingleOutputStreamOperator<TeacherRecord> records =
                     RecordsBranch.decode(env, cfg, runId, io.records().get());
-            outputs.rejected(records.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.REJECTED, records.getSideOutput(Tags.REJECTED));
             SingleOutputStreamOperator<Vote> votes =
                     RecordsBranch.teachers(cfg, records, steps, retention)
                             .process(new VoteAnswers(answers))
                             .uid("vote-answers")
                             .name("vote-answers");
-            outputs.rejected(votes.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.REJECTED, votes.getSideOutput(Tags.REJECTED));
             return votes;
         }
 
@@ -264,9 +266,9 @@ public final class HotPateJob {
                                                     run.noiseSecret())))
                             .uid("reduce")
                             .name("reduce");
-            outputs.ledger(candidates.getSideOutput(Tags.LEDGER));
-            outputs.rejected(candidates.getSideOutput(Tags.REJECTED));
-            outputs.teacherFeedback(candidates.getSideOutput(Tags.TEACHER_FEEDBACK));
+            outputs.add(Topic.LEDGER, candidates.getSideOutput(Tags.LEDGER));
+            outputs.add(Topic.REJECTED, candidates.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.TEACHER_FEEDBACK, candidates.getSideOutput(Tags.TEACHER_FEEDBACK));
             return candidates;
         }
 
@@ -287,11 +289,11 @@ public final class HotPateJob {
                                                     localLedgerDir())))
                             .uid("accountant")
                             .name("accountant");
-            outputs.results(results);
-            outputs.ledger(results.getSideOutput(Tags.LEDGER));
-            outputs.rejected(results.getSideOutput(Tags.REJECTED));
-            outputs.budgetLedger(results.getSideOutput(Tags.BUDGET_LEDGER));
-            outputs.teacherFeedback(results.getSideOutput(Tags.TEACHER_FEEDBACK));
+            outputs.add(Topic.RESULTS, results);
+            outputs.add(Topic.LEDGER, results.getSideOutput(Tags.LEDGER));
+            outputs.add(Topic.REJECTED, results.getSideOutput(Tags.REJECTED));
+            outputs.add(Topic.BUDGET_LEDGER, results.getSideOutput(Tags.BUDGET_LEDGER));
+            outputs.add(Topic.TEACHER_FEEDBACK, results.getSideOutput(Tags.TEACHER_FEEDBACK));
             return results;
         }
 
@@ -333,8 +335,8 @@ public final class HotPateJob {
                             .returns(Types.POJO(GenerationStep.class))
                             .uid("first-steps")
                             .name("first-steps");
-            outputs.steps(next.union(starts));
-            outputs.records(next.getSideOutput(Tags.RECORDS));
+            outputs.add(Topic.STEPS, next.union(starts));
+            outputs.add(Topic.RECORDS, next.getSideOutput(Tags.RECORDS));
         }
 
         /** The local ledger directory, or null when the ledger is the Kafka topic. */
@@ -354,14 +356,7 @@ public final class HotPateJob {
         private final JobConfig.Topics topics;
         private final boolean kafkaLedger;
         private final boolean feedback;
-        private DataStream<GenerationStep> steps;
-        private DataStream<StepResult> results;
-        private DataStream<org.hotpate.model.SyntheticRecord> records;
-        private DataStream<org.hotpate.model.LedgerEntry> ledger;
-        private DataStream<Rejected> rejected;
-        private DataStream<org.hotpate.model.BudgetRecord> budgetLedger;
-        private DataStream<org.hotpate.model.TeacherSpend> teacherSpending;
-        private DataStream<org.hotpate.model.TeacherFeedback> teacherFeedback;
+        private final Map<Topic<?>, DataStream<?>> streams = new LinkedHashMap<>();
 
         /**
          * {@code kafkaLedger}: the durable ledger is the Kafka topic (not local files); {@code
@@ -373,50 +368,21 @@ public final class HotPateJob {
             this.feedback = feedback;
         }
 
-        void steps(DataStream<GenerationStep> s) {
-            steps = union(steps, s);
+        /** {@code s} goes to {@code topic} (with whatever else goes there). */
+        @SuppressWarnings("unchecked")
+        <T> void add(Topic<T> topic, DataStream<T> s) {
+            streams.merge(topic, s, (a, b) -> ((DataStream<T>) a).union((DataStream<T>) b));
         }
 
-        void results(DataStream<StepResult> s) {
-            results = union(results, s);
-        }
-
-        void records(DataStream<org.hotpate.model.SyntheticRecord> s) {
-            records = union(records, s);
-        }
-
-        void ledger(DataStream<org.hotpate.model.LedgerEntry> s) {
-            ledger = union(ledger, s);
-        }
-
-        void rejected(DataStream<Rejected> s) {
-            rejected = union(rejected, s);
-        }
-
-        void budgetLedger(DataStream<org.hotpate.model.BudgetRecord> s) {
-            budgetLedger = union(budgetLedger, s);
-        }
-
-        void teacherSpending(DataStream<org.hotpate.model.TeacherSpend> s) {
-            teacherSpending = union(teacherSpending, s);
-        }
-
-        void teacherFeedback(DataStream<org.hotpate.model.TeacherFeedback> s) {
-            teacherFeedback = union(teacherFeedback, s);
-        }
-
-        private static <T> DataStream<T> union(DataStream<T> all, DataStream<T> more) {
-            return all == null ? more : all.union(more);
-        }
-
-        void sinkTo(org.apache.flink.api.connector.sink2.Sink<KafkaOut> sink) {
+        void sinkTo(Sink<KafkaOut> sink) {
             DataStream<KafkaOut> out =
-                    encode(steps, Topic.STEPS, "encode-steps")
+                    encode(Topic.STEPS, "encode-steps")
                             .union(
-                                    encode(results, Topic.RESULTS, "encode-results"),
-                                    encode(records, Topic.RECORDS, "encode-records"),
-                                    encode(ledger, Topic.LEDGER, "encode-ledger"),
-                                    rejected.map(
+                                    encode(Topic.RESULTS, "encode-results"),
+                                    encode(Topic.RECORDS, "encode-records"),
+                                    encode(Topic.LEDGER, "encode-ledger"),
+                                    stream(Topic.REJECTED)
+                                            .map(
                                                     new JobMetrics.EncodeRejected(
                                                             topics.name(Topic.REJECTED)))
                                             .returns(Types.POJO(KafkaOut.class))
@@ -426,28 +392,26 @@ public final class HotPateJob {
                 // Same transaction as the releases the entry covers (write-ahead).
                 out =
                         out.union(
-                                encode(budgetLedger, Topic.BUDGET_LEDGER, "encode-budget-ledger"),
-                                encode(
-                                        teacherSpending,
-                                        Topic.TEACHER_SPENDING,
-                                        "encode-teacher-ledger"));
+                                encode(Topic.BUDGET_LEDGER, "encode-budget-ledger"),
+                                encode(Topic.TEACHER_SPENDING, "encode-teacher-ledger"));
             }
             if (feedback) {
                 // Same transaction as the release the outcome belongs to (the reducer adds the
                 // uncharged resolutions of votes that are in no release).
-                out =
-                        out.union(
-                                encode(
-                                        teacherFeedback,
-                                        Topic.TEACHER_FEEDBACK,
-                                        "encode-teacher-feedback"));
+                out = out.union(encode(Topic.TEACHER_FEEDBACK, "encode-teacher-feedback"));
             }
             out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
         }
 
-        private <T> DataStream<KafkaOut> encode(DataStream<T> s, Topic<T> topic, String uid) {
+        @SuppressWarnings("unchecked")
+        private <T> DataStream<T> stream(Topic<T> topic) {
+            return (DataStream<T>) streams.get(topic);
+        }
+
+        private <T> DataStream<KafkaOut> encode(Topic<T> topic, String uid) {
             String name = topics.name(topic);
-            return s.map(r -> topic.out(name, r))
+            return stream(topic)
+                    .map(r -> topic.out(name, r))
                     .returns(Types.POJO(KafkaOut.class))
                     .uid(uid)
                     .name(uid);

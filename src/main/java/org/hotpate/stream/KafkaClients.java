@@ -1,7 +1,10 @@
 package org.hotpate.stream;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
+import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaAcls;
 import org.hotpate.io.KafkaIo;
 
@@ -84,5 +87,37 @@ public final class KafkaClients {
                 t.names(Topic.JOB_TOPICS),
                 t.name(Topic.STEPS),
                 t.name(Topic.DISTRIBUTIONS));
+    }
+
+    /**
+     * On an embedded SASL broker: the spec's job and teacher principals as SCRAM users (passwords
+     * from {@code secrets}, or fresh random ones that never leave this process) and the ACL layout
+     * of {@link KafkaAcls}.
+     */
+    static UnaryOperator<String> embeddedPrincipals(
+            JobConfig cfg, EmbeddedKafka kafka, UnaryOperator<String> secrets) {
+        JobConfig.Security sec = cfg.kafka().security();
+        Map<String, String> generated = new HashMap<>();
+        UnaryOperator<String> resolved =
+                name -> {
+                    String v = secrets.apply(name);
+                    return v != null ? v : generated.get(name);
+                };
+        String teacher =
+                sec.teacherUsername().isBlank() ? "hotpate-teachers" : sec.teacherUsername();
+        for (String[] user :
+                new String[][] {
+                    {sec.username(), sec.passwordEnv()}, {teacher, sec.teacherPasswordEnv()}
+                }) {
+            if (secrets.apply(user[1]) == null) {
+                byte[] b = new byte[18];
+                new java.security.SecureRandom().nextBytes(b);
+                generated.put(user[1], java.util.HexFormat.of().formatHex(b));
+            }
+            kafka.createScramUser(user[0], resolved.apply(user[1]));
+        }
+        KafkaAcls.grant(
+                kafka.adminProperties(), KafkaClients.aclTopics(cfg), sec.username(), teacher);
+        return resolved;
     }
 }

@@ -1,6 +1,5 @@
 package org.hotpate.stream;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,7 +29,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.hotpate.io.EmbeddedKafka;
-import org.hotpate.io.KafkaAcls;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
@@ -52,8 +50,6 @@ import org.hotpate.protocol.DatasetPrior;
  * ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final JobConfig cfg;
     private final RecordsLoader.Batch batch; // records runs only
     private final String runId;
@@ -187,7 +183,7 @@ public final class RunSession implements AutoCloseable {
                     JobConfig.Security sec = cfg.kafka().security();
                     if (sec.sasl()) {
                         kafka = EmbeddedKafka.startSecured();
-                        resolved = embeddedPrincipals(cfg, kafka, secrets);
+                        resolved = KafkaClients.embeddedPrincipals(cfg, kafka, secrets);
                     } else {
                         kafka = EmbeddedKafka.start();
                     }
@@ -220,38 +216,6 @@ public final class RunSession implements AutoCloseable {
             throw e;
         }
         return s;
-    }
-
-    /**
-     * On an embedded SASL broker: the spec's job and teacher principals as SCRAM users (passwords
-     * from {@code secrets}, or fresh random ones that never leave this process) and the ACL layout
-     * of {@link KafkaAcls}.
-     */
-    private static UnaryOperator<String> embeddedPrincipals(
-            JobConfig cfg, EmbeddedKafka kafka, UnaryOperator<String> secrets) {
-        JobConfig.Security sec = cfg.kafka().security();
-        Map<String, String> generated = new HashMap<>();
-        UnaryOperator<String> resolved =
-                name -> {
-                    String v = secrets.apply(name);
-                    return v != null ? v : generated.get(name);
-                };
-        String teacher =
-                sec.teacherUsername().isBlank() ? "hotpate-teachers" : sec.teacherUsername();
-        for (String[] user :
-                new String[][] {
-                    {sec.username(), sec.passwordEnv()}, {teacher, sec.teacherPasswordEnv()}
-                }) {
-            if (secrets.apply(user[1]) == null) {
-                byte[] b = new byte[18];
-                new java.security.SecureRandom().nextBytes(b);
-                generated.put(user[1], java.util.HexFormat.of().formatHex(b));
-            }
-            kafka.createScramUser(user[0], resolved.apply(user[1]));
-        }
-        KafkaAcls.grant(
-                kafka.adminProperties(), KafkaClients.aclTopics(cfg), sec.username(), teacher);
-        return resolved;
     }
 
     private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {

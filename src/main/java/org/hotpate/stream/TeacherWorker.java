@@ -80,15 +80,7 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
     /** The teacher-worker settings a spec implies, without client security (tests). */
     public static Settings settings(
             JobConfig cfg, String bootstrap, String runId, int from, int to) {
-        JobConfig.Topics t = cfg.kafka().topics();
-        return new Settings(
-                bootstrap,
-                t.name(Topic.STEPS),
-                t.name(Topic.DISTRIBUTIONS),
-                cfg.ensemble().id(),
-                runId,
-                from,
-                to);
+        return settings(cfg, bootstrap, runId, from, to, Map.of());
     }
 
     /**
@@ -102,10 +94,20 @@ public final class TeacherWorker implements Runnable, AutoCloseable {
             int from,
             int to,
             UnaryOperator<String> secrets) {
-        JobConfig.Topics t = cfg.kafka().topics();
         Map<String, String> client = new HashMap<>();
         KafkaClients.teacher(cfg, bootstrap, secrets)
                 .forEach((k, v) -> client.put(k.toString(), v.toString()));
+        return settings(cfg, bootstrap, runId, from, to, client);
+    }
+
+    private static Settings settings(
+            JobConfig cfg,
+            String bootstrap,
+            String runId,
+            int from,
+            int to,
+            Map<String, String> client) {
+        JobConfig.Topics t = cfg.kafka().topics();
         return new Settings(
                 bootstrap,
                 t.name(Topic.STEPS),

@@ -13,7 +13,6 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.AnswerRule;
 import org.hotpate.protocol.RunShape;
-import org.hotpate.protocol.Voter;
 
 /**
  * Decodes raw {@code distributions} records (Avro single-object encoding) and votes where the
@@ -39,10 +38,9 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Vote> 
 
     private final Settings settings;
     private transient Counter rejected;
-    private transient Counter rejectedInvalid;
     private transient Counter otherRun;
     private transient Meter decoded;
-    private transient Voter voter;
+    private transient AnswerVoting answers;
 
     public DecodeDistributions(Settings settings) {
         this.settings = settings;
@@ -51,10 +49,11 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Vote> 
     @Override
     public void open(OpenContext ctx) {
         rejected = getRuntimeContext().getMetricGroup().counter("rejectedUndecodable");
-        rejectedInvalid = getRuntimeContext().getMetricGroup().counter("rejectedInvalid");
         otherRun = getRuntimeContext().getMetricGroup().counter("otherRun");
         decoded = JobMetrics.distributions(getRuntimeContext());
-        voter = new Voter(settings.sampler());
+        answers =
+                new AnswerVoting(
+                        settings, getRuntimeContext().getMetricGroup().counter("rejectedInvalid"));
     }
 
     @Override
@@ -73,14 +72,11 @@ public final class DecodeDistributions extends ProcessFunction<RawRecord, Vote> 
             return;
         }
         decoded.markEvent();
-        AnswerRule.Verdict v = AnswerRule.judge(d, settings.teachers(), settings.shape(), voter);
+        AnswerRule.Verdict v = answers.judge(d, x -> ctx.output(Tags.REJECTED, x));
         if (v.rejected()) {
-            rejectedInvalid.inc();
-            ctx.output(
-                    Tags.REJECTED,
-                    Rejected.of(
-                            settings.topic(), v.reason(), v.detail(), d.runId(), d.teacherId()));
-        } else if (settings.votesDirect() && !v.outsideRun()) {
+            return;
+        }
+        if (answers.direct(v)) {
             ctx.output(Tags.SOURCE_VOTES, v.asVote(d));
         } else {
             out.collect(v.asVote(d));

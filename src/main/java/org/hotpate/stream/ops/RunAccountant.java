@@ -2,8 +2,6 @@ package org.hotpate.stream.ops;
 
 import java.io.Serializable;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -84,7 +82,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     private transient MapState<String, Boolean> releasedSteps;
     private transient RunBudget budget; // the state's value as an object, rebuilt after a restore
     private transient String budgetKey; // the run whose state it is
-    private transient Map<String, BudgetRecord> unsaved;
+    private transient WriteAhead<String, BudgetRecord> unsaved;
     private transient Counter refused;
     private transient Counter duplicates;
     private transient JobMetrics.EpsilonSpent epsilonSpent;
@@ -95,18 +93,13 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
 
     @Override
     public void initializeState(FunctionInitializationContext ctx) {
-        unsaved = new LinkedHashMap<>();
+        unsaved = new WriteAhead<>();
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-        if (settings.ledgerDir() == null) {
-            return;
-        }
-        for (BudgetRecord r : unsaved.values()) {
-            BudgetLedgerIo.writeLocal(Path.of(settings.ledgerDir()), r); // throws: no commit
-        }
-        unsaved.clear();
+        String dir = settings.ledgerDir();
+        unsaved.flush(dir == null ? null : r -> BudgetLedgerIo.writeLocal(Path.of(dir), r));
     }
 
     @Override

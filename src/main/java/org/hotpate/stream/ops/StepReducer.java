@@ -3,12 +3,6 @@ package org.hotpate.stream.ops;
 import java.io.Serializable;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -43,10 +37,9 @@ import org.hotpate.stream.JobConfig;
  * the run's accountant as a {@link ReleaseCandidate}.
  *
  * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
- * by the step ({@link CoreBindings#stepNoise}), so a step closed again after a failure and a
- * restore — with the same votes — releases the same answer, never a second one. The secret comes
- * from the driver (in the job graph) and is kept in union operator state {@code noise-secret},
- * which wins on restore. Both are operator-only.
+ * by the step ({@link CoreBindings#stepNoise}; the secret: {@link NoiseSecret}), so a step closed
+ * again after a failure and a restore — with the same votes — releases the same answer, never a
+ * second one.
  *
  * <p>Scheme A: a vote in no release (its step abandoned, or the vote late) resolves its teacher's
  * pending involvement uncharged ({@link Tags#TEACHER_FEEDBACK}); a vote counted in a release is
@@ -81,13 +74,8 @@ public final class StepReducer
     }
 
     private final Settings settings;
-    private transient ListState<long[]> votes;
-    private transient ValueState<Boolean> seen;
-    private transient ValueState<Integer> voteCount;
-    private transient ValueState<Long> deadline;
-    private transient ValueState<ReleaseCandidate> released;
-    private transient ValueState<Boolean> abandoned;
-    private transient ListState<byte[]> secretState;
+    private transient OpenStepState state;
+    private transient NoiseSecret secretState;
     private transient byte[] secret;
     private transient Counter lateVotes;
     private transient Counter abandonedSteps;
@@ -99,49 +87,19 @@ public final class StepReducer
 
     @Override
     public void initializeState(FunctionInitializationContext ctx) throws Exception {
-        secretState =
-                ctx.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        "noise-secret",
-                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        secret = settings.noiseSecret();
-        if (ctx.isRestored()) {
-            for (byte[] s : secretState.get()) {
-                secret = s; // every subtask stored the same secret
-                break;
-            }
-        }
+        secretState = new NoiseSecret();
+        secret = secretState.initialize(ctx, settings.noiseSecret());
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-        secretState.update(List.of(secret));
+        secretState.snapshot();
     }
 
     @Override
     public void open(OpenContext ctx) {
-        votes =
-                getRuntimeContext()
-                        .getListState(
-                                new ListStateDescriptor<>(
-                                        "step-vote-batches",
-                                        PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        seen = getRuntimeContext().getState(new ValueStateDescriptor<>("step-seen", Types.BOOLEAN));
-        voteCount =
-                getRuntimeContext()
-                        .getState(new ValueStateDescriptor<>("step-vote-count", Types.INT));
-        deadline =
-                getRuntimeContext()
-                        .getState(new ValueStateDescriptor<>("step-deadline", Types.LONG));
-        released =
-                getRuntimeContext()
-                        .getState(
-                                new ValueStateDescriptor<>(
-                                        "step-release", Types.POJO(ReleaseCandidate.class)));
-        abandoned =
-                getRuntimeContext()
-                        .getState(new ValueStateDescriptor<>("step-abandoned", Types.BOOLEAN));
+        state = new OpenStepState();
+        state.open(getRuntimeContext());
         if (settings.mode().scheme() == null) {
             mechanism(new StepId("", 0, 0, 0)); // a bad mechanism configuration fails here
         }
@@ -150,14 +108,10 @@ public final class StepReducer
         openSteps = JobMetrics.openSteps(getRuntimeContext());
     }
 
-    private boolean closed() throws Exception {
-        return released.value() != null || Boolean.TRUE.equals(abandoned.value());
-    }
-
     @Override
     public void processElement1(VoteBatch batch, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (closed()) {
+        if (state.closed()) {
             for (int i = 0; i < batch.size(); i++) {
                 Vote v = batch.vote(i);
                 rejectVote(ctx, v, Rejected.LATE_VOTE, " already closed");
@@ -165,11 +119,9 @@ public final class StepReducer
             }
             return;
         }
-        votes.add(StepTally.pack(batch)); // an append: RocksDB merges it without reading the list
-        int n = (voteCount.value() == null ? 0 : voteCount.value()) + batch.size();
-        voteCount.update(n);
+        int n = state.add(batch);
         armDeadline(ctx);
-        if (StepTally.complete(n, Boolean.TRUE.equals(seen.value()), settings.teachers())) {
+        if (StepTally.complete(n, state.seen(), settings.teachers())) {
             close(ctx, out);
         }
     }
@@ -177,21 +129,17 @@ public final class StepReducer
     @Override
     public void processElement2(GenerationStep step, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (!closed()) {
-            seen.update(Boolean.TRUE);
+        if (!state.closed()) {
+            state.markSeen();
             armDeadline(ctx);
-            Integer n = voteCount.value();
-            if (StepTally.complete(n == null ? 0 : n, true, settings.teachers())) {
+            if (StepTally.complete(state.votes(), true, settings.teachers())) {
                 close(ctx, out); // every vote came before the step itself
             }
         }
     }
 
     private void armDeadline(Context ctx) throws Exception {
-        if (deadline.value() == null) {
-            long t = ctx.timerService().currentProcessingTime() + settings.shape().stepDeadlineMs();
-            deadline.update(t);
-            ctx.timerService().registerProcessingTimeTimer(t);
+        if (state.armDeadline(ctx.timerService(), settings.shape().stepDeadlineMs())) {
             openSteps.add(ctx.getCurrentKey());
         }
     }
@@ -199,15 +147,14 @@ public final class StepReducer
     @Override
     public void onTimer(long ts, OnTimerContext ctx, Collector<ReleaseCandidate> out)
             throws Exception {
-        if (closed()) {
-            released.clear(); // retention over: forget the closed step
-            abandoned.clear();
-        } else if (deadline.value() != null && ts >= deadline.value()) {
-            if (Boolean.TRUE.equals(seen.value())) {
+        if (state.closed()) {
+            state.forget(); // retention over: forget the closed step
+        } else if (state.due(ts)) {
+            if (state.seen()) {
                 close(ctx, out);
             } else { // votes for a step this run never issued: nothing released or charged
                 StepId id = StepId.parse(ctx.getCurrentKey());
-                for (Vote v : StepTally.unpack(id, votes.get())) {
+                for (Vote v : StepTally.unpack(id, state.votes.get())) {
                     rejectVote(ctx, v, Rejected.UNKNOWN_STEP, " was never issued by this run");
                 }
                 clearOpen(ctx);
@@ -217,21 +164,17 @@ public final class StepReducer
 
     private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {
         StepId id = StepId.parse(ctx.getCurrentKey());
-        StepTally tally = StepTally.count(id, votes.get(), settings.teachers());
+        StepTally tally = StepTally.count(id, state.votes.get(), settings.teachers());
         for (Vote v : tally.duplicates()) {
             rejectVote(ctx, v, Rejected.DUPLICATE_VOTE, " already has this teacher's vote");
         }
-        if (deadline.value() != null) {
-            ctx.timerService().deleteProcessingTimeTimer(deadline.value());
-        }
         clearOpen(ctx);
-        seen.clear();
         long now = ctx.timerService().currentProcessingTime();
         ctx.timerService().registerProcessingTimeTimer(now + settings.retentionMs());
         String mechanism = settings.mechanism().name();
         if (!tally.meetsQuorum(settings.minTeachers())) {
             abandonedSteps.inc();
-            abandoned.update(Boolean.TRUE);
+            state.abandoned.update(Boolean.TRUE);
             resolveUncharged(tally.counted(), ctx);
             ctx.output(
                     Tags.LEDGER,
@@ -245,28 +188,19 @@ public final class StepReducer
                         ? scheme.release(tally.counted(), settings.shape().seed(id), noise(id))
                         : StepRelease.of(mechanism(id), tally);
         ReleaseCandidate c =
-                new ReleaseCandidate(
-                        id.runId(),
-                        id.sequenceId(),
-                        id.step(),
-                        id.attempt(),
-                        r.token(),
+                r.candidate(
+                        id,
                         mechanism,
                         PrivacyEventJson.encode(r.event()), // the hop to the accountant
-                        r.noisyCount(),
-                        r.chargedTeachers(),
                         tally.answered(),
                         settings.teachers(),
-                        System.currentTimeMillis(),
-                        r.involvedTeachers());
-        released.update(c);
+                        System.currentTimeMillis());
+        state.released.update(c);
         out.collect(c);
     }
 
     private void clearOpen(Context ctx) throws Exception {
-        votes.clear();
-        voteCount.clear();
-        deadline.clear();
+        state.clearOpen(ctx.timerService());
         openSteps.remove(ctx.getCurrentKey());
     }
 

@@ -1,11 +1,9 @@
 package org.hotpate.stream.ops;
 
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.model.Distribution;
-import org.hotpate.model.Rejected;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.AnswerRule;
 
@@ -18,8 +16,7 @@ public final class VoteAnswers extends ProcessFunction<Distribution, Vote> {
     private static final long serialVersionUID = 1L;
 
     private final DecodeDistributions.Settings settings;
-    private transient org.hotpate.protocol.Voter voter;
-    private transient Counter rejected;
+    private transient AnswerVoting answers;
 
     public VoteAnswers(DecodeDistributions.Settings settings) {
         this.settings = settings;
@@ -27,20 +24,15 @@ public final class VoteAnswers extends ProcessFunction<Distribution, Vote> {
 
     @Override
     public void open(OpenContext ctx) {
-        voter = new org.hotpate.protocol.Voter(settings.sampler());
-        rejected = getRuntimeContext().getMetricGroup().counter("rejectedInvalid");
+        answers =
+                new AnswerVoting(
+                        settings, getRuntimeContext().getMetricGroup().counter("rejectedInvalid"));
     }
 
     @Override
     public void processElement(Distribution d, Context ctx, Collector<Vote> out) {
-        AnswerRule.Verdict v = AnswerRule.judge(d, settings.teachers(), settings.shape(), voter);
-        if (v.rejected()) {
-            rejected.inc();
-            ctx.output(
-                    Tags.REJECTED,
-                    Rejected.of(
-                            settings.topic(), v.reason(), v.detail(), d.runId(), d.teacherId()));
-        } else {
+        AnswerRule.Verdict v = answers.judge(d, x -> ctx.output(Tags.REJECTED, x));
+        if (!v.rejected()) {
             out.collect(v.asVote(d));
         }
     }

@@ -1,0 +1,69 @@
+package org.hotpate.stream.ops;
+
+import java.util.Map;
+import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.TeacherAccount;
+
+/**
+ * A teacher's {@link TeacherAccount} in the vote operator's keyed state: {@code teacher-charges}
+ * (its charges; absent: its charges on the dataset before this run) and {@code
+ * pending-involvements} (scheme-a: the steps whose outcome has not come back). Both live as long as
+ * the run: a spent teacher never votes again, across restarts.
+ */
+final class TeacherAccounts {
+    private final AccountingMode mode;
+    private final Map<Long, Long> priorCharges;
+    private ValueState<Long> charges;
+    private MapState<String, Boolean> pending;
+
+    TeacherAccounts(AccountingMode mode, Map<Long, Long> priorCharges) {
+        this.mode = mode;
+        this.priorCharges = priorCharges;
+    }
+
+    void open(RuntimeContext rc) {
+        charges = rc.getState(new ValueStateDescriptor<>("teacher-charges", Types.LONG));
+        pending =
+                rc.getMapState(
+                        new MapStateDescriptor<>(
+                                "pending-involvements", Types.STRING, Types.BOOLEAN));
+    }
+
+    /** The current key's account (the pending set is counted only when the mode has one). */
+    TeacherAccount load(long teacher) throws Exception {
+        Long stored = charges.value();
+        long c = stored != null ? stored : priorCharges.getOrDefault(teacher, 0L);
+        int inFlight = 0;
+        if (mode.feedsOutcomesBack()) {
+            for (String ignored : pending.keys()) {
+                inFlight++;
+            }
+        }
+        return new TeacherAccount(c, inFlight);
+    }
+
+    /** Stores the charges of {@code after} if they changed. */
+    void store(TeacherAccount before, TeacherAccount after) throws Exception {
+        if (after.charges() != before.charges()) {
+            charges.update(after.charges());
+        }
+    }
+
+    boolean isPending(String step) throws Exception {
+        return pending.contains(step);
+    }
+
+    void involve(String step) throws Exception {
+        pending.put(step, Boolean.TRUE);
+    }
+
+    void resolve(String step) throws Exception {
+        pending.remove(step);
+    }
+}
