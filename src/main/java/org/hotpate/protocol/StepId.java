@@ -71,11 +71,6 @@ public record StepId(String runId, long sequenceId, int step, int attempt)
         return new SequenceId(runId, sequenceId);
     }
 
-    /** The same position with attempt {@code attempt}. */
-    public StepId withAttempt(int attempt) {
-        return new StepId(runId, sequenceId, step, attempt);
-    }
-
     /**
      * Whether this step replaces {@code other}: same run and sequence, and a later position, or the
      * same position with a later attempt. An answer to a superseded step is late.

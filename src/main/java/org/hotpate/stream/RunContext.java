@@ -23,27 +23,12 @@ public record RunContext(
         teacherCharges = new java.util.HashMap<>(teacherCharges);
     }
 
-    /** Without per-teacher spending from earlier runs. */
-    public RunContext(byte[] noiseSecret, DatasetPrior prior) {
-        this(noiseSecret, prior, java.util.Map.of());
-    }
-
     /**
-     * This context with each teacher's charges on the dataset from earlier runs (per-teacher
-     * schemes; from the durable ledger's {@code <dataset>/teacher/<id>} entries).
+     * A fresh secret, the dataset's earlier runs and each teacher's charges on the dataset from
+     * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}).
      */
-    public RunContext withTeacherCharges(java.util.Map<Long, Long> charges) {
-        return new RunContext(noiseSecret, prior, charges);
-    }
-
-    /** A fresh secret and no earlier runs (tests; a dataset seen for the first time). */
-    public static RunContext fresh(JobConfig cfg) {
-        return new RunContext(KeyedNoiseSource.newSecret(), DatasetPrior.empty(cfg.datasetId()));
-    }
-
-    /** A fresh secret with the given prior. */
-    public static RunContext of(DatasetPrior prior) {
-        return new RunContext(KeyedNoiseSource.newSecret(), prior);
+    public static RunContext of(DatasetPrior prior, java.util.Map<Long, Long> teacherCharges) {
+        return new RunContext(KeyedNoiseSource.newSecret(), prior, teacherCharges);
     }
 
     @Override

@@ -247,7 +247,7 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                RunContext.of(prior).withTeacherCharges(datasetLedger.teacherCharges()),
+                RunContext.of(prior, datasetLedger.teacherCharges()),
                 JobIo.kafka(
                         cfg,
                         bootstrap,

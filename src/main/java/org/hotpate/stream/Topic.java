@@ -19,24 +19,17 @@ import org.hotpate.protocol.SequenceId;
 
 /**
  * The typed registry of the job's Kafka topics: each topic's id (its job-spec key {@code
- * kafka.topics.<id>} and default name {@code hotpate.<id>}), who may read it, who writes it, the
- * record type with its Kafka key and Avro value (single-object encoding, {@code schemas/}). The
- * job, the driver, the cluster job, the ACL layout and the benchmark take their topics from here;
- * the names a run uses come from its spec ({@link JobConfig.Topics}).
+ * kafka.topics.<id>} and default name {@code hotpate.<id>}), its description, who writes it (the
+ * ACL layout), the record type with its Kafka key and Avro value (single-object encoding, {@code
+ * schemas/}); who may read each is docs/threat-model.md's. The job, the driver, the cluster job,
+ * the ACL layout and the benchmark take their topics from here; the names a run uses come from its
+ * spec ({@link JobConfig.Topics}).
  *
  * <p>The budget-ledger topic holds two record types: each run's curve ({@link #BUDGET_LEDGER}) and
  * each teacher's spending ({@link #TEACHER_SPENDING}), one topic id.
  */
 public final class Topic<T> implements Serializable {
     private static final long serialVersionUID = 1L;
-
-    /** Who may read a topic (docs/threat-model.md). */
-    public enum Access {
-        /** Released or public values only. */
-        PUBLIC,
-        /** Data-dependent or liveness signals: the operator's principal only. */
-        OPERATOR_ONLY
-    }
 
     /** Who writes a topic. */
     public enum Writer {
@@ -64,7 +57,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "steps",
                     "Topic of generation steps.",
-                    Access.PUBLIC,
                     Writer.JOB,
                     s -> SequenceId.keyOf(s.runId(), s.sequenceId()),
                     AvroWire::encode);
@@ -73,7 +65,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "distributions",
                     "Topic of teacher distributions.",
-                    Access.PUBLIC,
                     Writer.TEACHERS,
                     d -> Long.toString(d.teacherId()),
                     AvroWire::encode);
@@ -82,7 +73,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "results",
                     "Topic of step results.",
-                    Access.PUBLIC,
                     Writer.JOB,
                     r -> SequenceId.keyOf(r.runId(), r.sequenceId()),
                     AvroWire::encode);
@@ -91,7 +81,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "records",
                     "Topic of finished synthetic records.",
-                    Access.PUBLIC,
                     Writer.JOB,
                     SyntheticRecord::runId,
                     AvroWire::encode);
@@ -100,7 +89,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "ledger",
                     "Topic of privacy ledger events.",
-                    Access.OPERATOR_ONLY,
                     Writer.JOB,
                     LedgerEntry::runId,
                     AvroWire::encode);
@@ -109,7 +97,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "rejected",
                     "Topic of dead letters (operator-only).",
-                    Access.OPERATOR_ONLY,
                     Writer.JOB,
                     r -> null,
                     AvroWire::encode);
@@ -119,7 +106,6 @@ public final class Topic<T> implements Serializable {
                     "budget-ledger",
                     "Compacted topic of the durable per-dataset budget ledger (budget.ledger: kafka;"
                             + " operator-only), key <dataset>/run/<run id>.",
-                    Access.OPERATOR_ONLY,
                     Writer.JOB,
                     BudgetRecord::key,
                     AvroWire::encode);
@@ -129,7 +115,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "budget-ledger",
                     BUDGET_LEDGER.description,
-                    Access.OPERATOR_ONLY,
                     Writer.JOB,
                     TeacherSpend::key,
                     AvroWire::encode);
@@ -140,7 +125,6 @@ public final class Topic<T> implements Serializable {
                     "Topic on which the job feeds each scheme-a release's outcome back to the"
                             + " involved teachers' keyed state (written and read by the job only,"
                             + " exactly-once; operator-only), key: the teacher id.",
-                    Access.OPERATOR_ONLY,
                     Writer.JOB,
                     f -> Long.toString(f.teacherId()),
                     AvroWire::encode);
@@ -149,7 +133,6 @@ public final class Topic<T> implements Serializable {
             new Topic<>(
                     "private-records",
                     "Topic of private user records (schemas/private_record.avsc).",
-                    Access.OPERATOR_ONLY,
                     Writer.RECORDS_PRODUCERS,
                     PrivateRecord::user,
                     AvroWire::encode);
@@ -190,21 +173,14 @@ public final class Topic<T> implements Serializable {
 
     private final String id;
     private final String description;
-    private final Access access;
     private final Writer writer;
     private final KeyOf<T> keyOf;
     private final Encoder<T> encoder;
 
     private Topic(
-            String id,
-            String description,
-            Access access,
-            Writer writer,
-            KeyOf<T> keyOf,
-            Encoder<T> encoder) {
+            String id, String description, Writer writer, KeyOf<T> keyOf, Encoder<T> encoder) {
         this.id = id;
         this.description = description;
-        this.access = access;
         this.writer = writer;
         this.keyOf = keyOf;
         this.encoder = encoder;
@@ -227,10 +203,6 @@ public final class Topic<T> implements Serializable {
 
     public String description() {
         return description;
-    }
-
-    public Access access() {
-        return access;
     }
 
     public Writer writer() {
