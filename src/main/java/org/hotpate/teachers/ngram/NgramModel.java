@@ -43,6 +43,20 @@ import java.util.TreeMap;
  * instead of voting for arbitrary tokens.
  */
 public final class NgramModel {
+    /** {@code teacher.public-weight}'s default: plain Witten–Bell. */
+    public static final double DEFAULT_PUBLIC_WEIGHT = 1.0;
+
+    /**
+     * {@code teacher.public-order}'s default for a private model of order {@code order}: at most a
+     * bigram. A public model as long as the private one makes every teacher continue a public
+     * text verbatim once the prefix matches it (the teachers then agree on copying public
+     * sentences); a bigram backoff keeps the public model's fluency without its sentences
+     * (docs/privacy-efficiency.md, "teacher's public backoff").
+     */
+    public static int defaultPublicOrder(int order) {
+        return Math.min(order, 2);
+    }
+
     /** The begin-of-text padding marker in contexts (never a vocabulary id). */
     public static final int BOS = -1;
 
