@@ -10,6 +10,7 @@ import java.util.Set;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.eval.records.RecordsEvaluation;
 import org.hotpate.eval.records.RecordsReport;
+import org.hotpate.teachers.ngram.NgramModel;
 import org.hotpate.teachers.records.RecordFields;
 import org.hotpate.teachers.text.Tokenizer;
 
@@ -29,6 +30,7 @@ final class EvaluateRecords {
                             (labelers need --label-field and --public-file)
                             --holdout-fraction F (0.2)  --seed S (1)  --tokenizer (cl100k_base)
                             --order N (3)  --public-file FILE  --prompts-file FILE
+                            --public-order N (min(order, 2))  --public-weight W (1.0)
                             --sequences N (20)  --max-tokens N (24)  --canaries N (3)
                             --max-users N (0 = all)  --top-k K (32)  --pate-sigma S (calibrated)
                             --pmixed-rate Q (0.03)  --wasp-iterations T (5)
@@ -78,6 +80,8 @@ final class EvaluateRecords {
                                 "pmixed-rate",
                                 "wasp-iterations",
                                 "wasp-max-per-user",
+                                "public-order",
+                                "public-weight",
                                 "label-queries"),
                         Set.of("quiet"));
         if (!a.positional().isEmpty()) {
@@ -141,6 +145,7 @@ final class EvaluateRecords {
         if (pateSigma != null && !(pateSigma > 0)) {
             throw new UsageException("--pate-sigma must be > 0; got " + pateSigma);
         }
+        int order = a.intValue("order", 3);
         RecordsEvaluation.Options o;
         try {
             o =
@@ -152,7 +157,9 @@ final class EvaluateRecords {
                             holdout,
                             a.longValue("seed", 1L),
                             tokenizer,
-                            a.intValue("order", 3),
+                            order,
+                            a.doubleValue("public-weight", NgramModel.DEFAULT_PUBLIC_WEIGHT),
+                            a.intValue("public-order", NgramModel.defaultPublicOrder(order)),
                             publicFile,
                             promptsFile,
                             a.intValue("sequences", 20),

@@ -151,13 +151,25 @@ class EvaluateRecordsCommandTest {
                             "js_bigram",
                             "distinct_2",
                             "accuracy",
-                            "canary_exposure");
+                            "canary_exposure",
+                            "fidelity",
+                            "non_empty_share");
             assertThat(row.get("epsilon").asDouble()).as(m).isGreaterThan(0).isLessThanOrEqualTo(4);
             assertThat(row.get("tokens").isIntegralNumber()).as(m).isTrue();
             assertThat(row.get("js_bigram").asDouble()).as(m).isBetween(0.0, 1.0);
             assertThat(row.get("distinct_2").asDouble()).as(m).isBetween(0.0, 1.0);
             assertThat(row.get("accuracy").isNumber()).as(m).isTrue();
             assertThat(row.get("canary_exposure").isNumber()).as(m).isTrue();
+            boolean text = List.of("hot-pate", "cold-pate", "pmixed", "wasp").contains(m);
+            assertThat(row.get("fidelity").isNumber() || row.get("fidelity").isNull())
+                    .as(m)
+                    .isTrue();
+            if (!text) {
+                assertThat(row.get("fidelity").isNull()).as(m).isTrue();
+            }
+            if (List.of("hot-pate", "cold-pate", "pmixed").contains(m)) {
+                assertThat(row.get("non_empty_share").asDouble()).as(m).isBetween(0.0, 1.0);
+            }
             if (m.equals("hot-pate")) {
                 hot = row.get("tokens").asLong();
             } else if (m.equals("cold-pate")) {
@@ -167,7 +179,10 @@ class EvaluateRecordsCommandTest {
         assertThat(names)
                 .containsExactlyInAnyOrder(
                         "hot-pate", "cold-pate", "pmixed", "wasp", "prompt-pate", "patein");
-        assertThat(hot).isPositive().isGreaterThanOrEqualTo(cold);
+        // every teacher here holds the same four phrases, so coordination has nothing to gain:
+        // both release text (hot vs cold on diverse teachers: docs/privacy-efficiency.md)
+        assertThat(hot).isPositive();
+        assertThat(cold).isPositive();
         assertThat(Files.readString(outDir.resolve("report.html"))).contains("<svg", "hot-pate");
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("hot-pate: running");
     }
@@ -186,9 +201,30 @@ class EvaluateRecordsCommandTest {
             assertThat(row.get("accuracy").isNull()).isTrue();
             assertThat(row.get("epsilon").asDouble()).isGreaterThan(0).isLessThanOrEqualTo(4);
         }
-        assertThat(u.get("methods").get(0).get("tokens").asLong())
-                .isGreaterThanOrEqualTo(u.get("methods").get(1).get("tokens").asLong());
+        assertThat(u.get("methods").get(0).get("tokens").asLong()).isPositive();
         assertThat(outDir.resolve("report.html")).exists();
+    }
+
+    /**
+     * Without a public model nothing pads the text: the run says so, a ⊥ ends the sequence, and
+     * no sample carries a public (fallback) span.
+     */
+    @Test
+    void records_withoutPublicFile_neverPadsWithUniformTokens() throws Exception {
+        Path outDir = dir.resolve("nopublic");
+        List<String> a = args(corpus(), outDir, "hot-pate,cold-pate", false);
+        int at = a.indexOf("--public-file");
+        a.remove(at + 1);
+        a.remove(at);
+        assertThat(run(a.toArray(String[]::new))).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no public model");
+        JsonNode u = JSON.readTree(outDir.resolve("utility.json").toFile());
+        for (JsonNode row : u.get("methods")) {
+            assertThat(row.get("fidelity").isNull()).isTrue();
+        }
+        String html = Files.readString(outDir.resolve("report.html"));
+        String samples = html.substring(html.indexOf("</p>", html.indexOf("Sample outputs")));
+        assertThat(samples).contains("hot-pate").doesNotContain("«public: ");
     }
 
     @Test

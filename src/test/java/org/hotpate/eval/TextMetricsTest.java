@@ -78,11 +78,13 @@ class TextMetricsTest {
         String json =
                 new ObjectMapper()
                         .writeValueAsString(
-                                new UtilityRow("pmixed", 3.9, 120, 10, 0.4, 0.7, null, 1.2));
+                                new UtilityRow(
+                                        "pmixed", 3.9, 120, 10, 0.4, 0.7, null, 1.2, -0.5, 0.9));
         assertThat(json)
                 .isEqualTo(
                         "{\"method\":\"pmixed\",\"epsilon\":3.9,\"tokens\":120,\"records\":10,"
                                 + "\"js_bigram\":0.4,\"distinct_2\":0.7,\"accuracy\":null,"
-                                + "\"canary_exposure\":1.2}");
+                                + "\"canary_exposure\":1.2,\"fidelity\":-0.5,"
+                                + "\"non_empty_share\":0.9}");
     }
 }

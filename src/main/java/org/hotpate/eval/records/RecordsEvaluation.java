@@ -30,7 +30,10 @@ import org.hotpate.core.labeling.NaiveBayes;
 import org.hotpate.core.labeling.PateinLabeler;
 import org.hotpate.core.labeling.PromptPateLabeler;
 import org.hotpate.core.labeling.PublicRouting;
+import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.HotPateHomogeneousMechanism;
+import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PmixedPrivacy;
 import org.hotpate.core.privacy.PrivacyBudget;
@@ -44,6 +47,7 @@ import org.hotpate.core.wasp.WaspVoting;
 import org.hotpate.eval.BigramModel;
 import org.hotpate.eval.CanaryExposure;
 import org.hotpate.eval.ClassifierAccuracy;
+import org.hotpate.eval.Fidelity;
 import org.hotpate.eval.TextEmbedding;
 import org.hotpate.eval.TextMetrics;
 import org.hotpate.eval.UtilityRow;
@@ -113,6 +117,8 @@ public final class RecordsEvaluation {
             long seed,
             String tokenizer,
             int order,
+            double publicWeight,
+            int publicOrder,
             Path publicFile,
             Path promptsFile,
             int sequences,
@@ -141,6 +147,12 @@ public final class RecordsEvaluation {
             checkArgument(maxTokens >= 1, "--max-tokens must be >= 1; got " + maxTokens);
             checkArgument(canaries >= 0, "--canaries must be >= 0; got " + canaries);
             checkArgument(order >= 1 && order <= 8, "--order must be in [1, 8]; got " + order);
+            checkArgument(
+                    publicWeight > 0 && publicWeight <= 1,
+                    "--public-weight must be in (0, 1]; got " + publicWeight);
+            checkArgument(
+                    publicOrder >= 1 && publicOrder <= 8,
+                    "--public-order must be in [1, 8]; got " + publicOrder);
             checkArgument(topK >= 1, "--top-k must be >= 1; got " + topK);
             checkArgument(
                     pmixedRate > 0 && pmixedRate <= 1,
@@ -152,14 +164,29 @@ public final class RecordsEvaluation {
         }
     }
 
-    /** One method's released text (token sequences) and labels (−1 = none), and its totals. */
+    /**
+     * One method's released text (token sequences) and labels (−1 = none), and its totals; {@code
+     * publicTokens} marks, per text, the tokens that came from the public model (a ⊥ filled by the
+     * public fallback) rather than from the private aggregate (null: none did).
+     */
     record Output(
             String method,
             List<int[]> texts,
             int[] labels,
             long tokens,
             double spentEpsilon,
-            Map<String, Object> details) {}
+            Map<String, Object> details,
+            List<boolean[]> publicTokens) {
+        Output(
+                String method,
+                List<int[]> texts,
+                int[] labels,
+                long tokens,
+                double spentEpsilon,
+                Map<String, Object> details) {
+            this(method, texts, labels, tokens, spentEpsilon, details, null);
+        }
+    }
 
     /** Everything a run produced. */
     public record Result(
@@ -241,7 +268,16 @@ public final class RecordsEvaluation {
                 o.publicFile() == null
                         ? null
                         : PublicModels.load(
-                                o.publicFile().toString(), o.fields().textField(), tok, o.order());
+                                o.publicFile().toString(),
+                                o.fields().textField(),
+                                tok,
+                                o.publicOrder());
+        if (publicModel == null) {
+            progress.println(
+                    "no public model (--public-file not given): the public model is uniform, so a ⊥"
+                            + " ends its sequence instead of being padded with uniformly random"
+                            + " tokens");
+        }
         // Teachers: one n-gram model per teaching user, label "" plus one per class.
         List<NgramModel> teachers = new ArrayList<>(n);
         for (String u : users) {
@@ -251,7 +287,8 @@ public final class RecordsEvaluation {
                             vocab,
                             tok.endOfText(),
                             new InMemoryContextStore(),
-                            publicModel);
+                            publicModel,
+                            o.publicWeight());
             for (RecordsCorpus.Rec r : byUser.get(u)) {
                 m.add("", r.tokens());
                 if (r.label() >= 0) {
@@ -262,14 +299,29 @@ public final class RecordsEvaluation {
         }
         progress.printf(
                 Locale.ROOT,
-                "teachers built: %d n-gram teachers (order %d, %s); public model: %s; %.1f s%n",
+                "teachers built: %d n-gram teachers (order %d, %s, public weight %s); public"
+                        + " model: %s; %.1f s%n",
                 n,
                 o.order(),
                 tok.name(),
-                o.publicFile() == null ? "none (uniform p0)" : o.publicFile(),
+                o.publicWeight(),
+                o.publicFile() == null
+                        ? "none (uniform p0)"
+                        : o.publicFile() + " (order " + o.publicOrder() + ")",
                 (System.nanoTime() - t0) / 1e9);
 
         List<int[]> prompts = prompts(o, tok);
+        // How much each method's text reads like the private records rather than the public ones
+        // (operator-only: P_priv is fitted on the private records).
+        Fidelity fidelity =
+                o.publicFile() == null
+                        ? null
+                        : Fidelity.of(
+                                recs.stream().map(RecordsCorpus.Rec::text).toList(),
+                                publicTexts(
+                                        o.publicFile(),
+                                        o.fields().textField(),
+                                        Integer.MAX_VALUE));
         Context ctx =
                 new Context(
                         o, tok, vocab, n, classes, teachers, publicModel, prompts, byUser, users);
@@ -296,6 +348,20 @@ public final class RecordsEvaluation {
                     canaries.isEmpty()
                             ? null
                             : exposure(canaries, out.texts(), digits, vocab, o.seed());
+            Object requested = out.details().get("sequences_requested");
+            Double nonEmpty =
+                    requested == null
+                            ? null
+                            : ((Number) out.details().get("records_with_private_tokens"))
+                                            .doubleValue()
+                                    / ((Number) requested).doubleValue();
+            Double fid =
+                    fidelity == null || !TEXT_METHODS.contains(method)
+                            ? null
+                            : nanToNull(
+                                    fidelity.summarize(
+                                                    out.texts().stream().map(tok::decode).toList())
+                                            .fidelity());
             UtilityRow row =
                     new UtilityRow(
                             method,
@@ -305,7 +371,9 @@ public final class RecordsEvaluation {
                             TextMetrics.jsBigram(out.texts(), testTexts),
                             TextMetrics.distinct2(out.texts()),
                             accuracy,
-                            exposure);
+                            exposure,
+                            fid,
+                            nonEmpty);
             rows.add(row);
             samples.put(method, decodeSamples(out, tok, corpus.classes()));
             Map<String, Object> d = new LinkedHashMap<>(out.details());
@@ -314,7 +382,7 @@ public final class RecordsEvaluation {
             progress.printf(
                     Locale.ROOT,
                     "%s: epsilon %.4f, tokens %d, records %d, js_bigram %.4f, distinct_2 %.4f,"
-                            + " accuracy %s, canary_exposure %s (%.1f s)%n",
+                            + " accuracy %s, canary_exposure %s, fidelity %s (%.1f s)%n",
                     method,
                     row.epsilon(),
                     row.tokens(),
@@ -323,6 +391,7 @@ public final class RecordsEvaluation {
                     row.distinct2(),
                     accuracy == null ? "null" : String.format(Locale.ROOT, "%.4f", accuracy),
                     exposure == null ? "null" : String.format(Locale.ROOT, "%.3f", exposure),
+                    fid == null ? "null" : String.format(Locale.ROOT, "%+.3f", fid),
                     (System.nanoTime() - tm) / 1e9);
         }
 
@@ -437,42 +506,39 @@ public final class RecordsEvaluation {
         return EnsembleBudgetFilter.maxReleases(EnsembleBudgetFilter.Config.plan(budget, e), e);
     }
 
+    /**
+     * Hot and cold PATE with one mechanism for both (equal ε, equal parameters): with {@code
+     * --pate-sigma}, Algorithm 2 ({@code hot-pate}) at that σ; otherwise {@code mechanism: auto}
+     * ({@link AutoPlanner}) planned for the sequences × max-tokens of the evaluation, as a job
+     * spec's {@code auto} would be. Teachers are one per user, so the plan is heterogeneous.
+     */
     private static Output pate(String method, Context c) throws Exception {
         Options o = c.o();
-        double sigma =
-                o.pateSigma() != null
-                        ? o.pateSigma()
-                        : Math.min(
-                                calibrateSigma(
-                                        o.budget(),
-                                        c.plannedSteps(),
-                                        s -> hotPate(s, c.vocab(), c.n()).worstCaseEvent()),
-                                maxUsefulSigma(c.vocab(), c.n()));
-        HotPateHomogeneousMechanism mech = hotPate(sigma, c.vocab(), c.n());
+        Map<String, Object> d = new LinkedHashMap<>();
+        AggregationMechanism mech;
+        if (o.pateSigma() != null) {
+            HotPateHomogeneousMechanism hp = hotPate(o.pateSigma(), c.vocab(), c.n());
+            d.put("mechanism", HotPateHomogeneousMechanism.NAME);
+            d.put("sigma", round(o.pateSigma()));
+            d.put("threshold", round(c.n() / 2.0 + hp.errorBound()));
+            mech = hp;
+        } else {
+            AutoPlanner.Plan plan =
+                    AutoPlanner.plan(
+                            new AutoPlanner.Inputs(
+                                    c.n(), c.vocab(), true, o.budget(), c.plannedSteps()));
+            d.put("mechanism", plan.mechanism());
+            d.put("planned_by", AutoPlanner.NAME);
+            plan.params().forEach((k, v) -> d.put(k, round(v)));
+            mech = Mechanisms.create(plan.mechanism(), plan.params(), c.vocab(), c.n());
+        }
         TextGenerationMethod m =
                 method.equals(PateTextGeneration.HOT)
                         ? PateTextGeneration.hot(mech, c.n())
                         : PateTextGeneration.cold(mech, c.n());
-        Map<String, Object> d = new LinkedHashMap<>();
-        d.put("mechanism", HotPateHomogeneousMechanism.NAME);
-        d.put("sigma", round(sigma));
-        d.put("threshold", round(c.n() / 2.0 + mech.errorBound()));
         return generate(m, c, d);
     }
 
-    /**
-     * The largest σ whose threshold n/2 + L stays at {@link #MAX_THRESHOLD_SHARE}·n: above it a
-     * step needs near-unanimity and (with few teachers) can never release, so spending fewer, more
-     * useful steps — the budget filter then stops the run early — is the better default.
-     */
-    static double maxUsefulSigma(int vocab, int n) {
-        double perSigma =
-                HotPateHomogeneousMechanism.errorBound(
-                        1.0, vocab, HotPateHomogeneousMechanism.DEFAULT_BETA_FAIL);
-        return (MAX_THRESHOLD_SHARE - 0.5) * n / perSigma;
-    }
-
-    static final double MAX_THRESHOLD_SHARE = 0.8;
 
     private static HotPateHomogeneousMechanism hotPate(double sigma, int vocab, int n) {
         return new HotPateHomogeneousMechanism(
@@ -511,15 +577,21 @@ public final class RecordsEvaluation {
         EnsembleBudgetFilter budget =
                 EnsembleBudgetFilter.create(
                         EnsembleBudgetFilter.Config.plan(o.budget(), m.worstCaseStepEvent()));
+        // A ⊥ is filled from the public model when there is one (marked public below); a uniform
+        // "public model" would only pad the text with random tokens, so without one ⊥ ends it.
         GenerationLoop.Options lo =
                 new GenerationLoop.Options(
                         o.seed(),
                         o.maxTokens(),
                         c.tok().endOfText(),
-                        org.hotpate.core.generation.FailPolicy.FALLBACK,
+                        c.publicModel() == null
+                                ? org.hotpate.core.generation.FailPolicy.STOP
+                                : org.hotpate.core.generation.FailPolicy.FALLBACK,
                         1);
         List<int[]> texts = new ArrayList<>();
+        List<boolean[]> publicTokens = new ArrayList<>();
         List<Integer> labels = new ArrayList<>();
+        long withPrivateTokens = 0;
         long tokens = 0;
         long steps = 0;
         long fails = 0;
@@ -572,8 +644,14 @@ public final class RecordsEvaluation {
                 int[] g = stripStop(s.generated(), c.tok().endOfText());
                 if (g.length > 0) {
                     texts.add(g);
+                    boolean[] pub = new boolean[g.length];
+                    for (int i = 0; i < g.length; i++) {
+                        pub[i] = !s.fromTeachers()[i];
+                    }
+                    publicTokens.add(pub);
                     labels.add(c.labelled() ? k : -1);
                 }
+                withPrivateTokens += s.privateTokens() > 0 ? 1 : 0;
             }
             tokens += r.privateTokens();
             steps += r.steps();
@@ -583,13 +661,16 @@ public final class RecordsEvaluation {
         d.put("steps", steps);
         d.put("fails", fails);
         d.put("budget_exhausted", exhausted);
+        d.put("records_with_private_tokens", withPrivateTokens);
+        d.put("sequences_requested", o.sequences());
         return new Output(
                 m.name(),
                 texts,
                 labels.stream().mapToInt(Integer::intValue).toArray(),
                 tokens,
                 budget.spentEpsilon(),
-                d);
+                d,
+                publicTokens);
     }
 
     // ---- WASP ----
@@ -978,13 +1059,45 @@ public final class RecordsEvaluation {
         return sum / canaries.size();
     }
 
-    private static List<String> decodeSamples(Output out, Tokenizer tok, List<String> classes) {
+    /**
+     * Up to 8 outputs, decoded; tokens that came from the public model rather than the private
+     * aggregate (a ⊥ filled by the public fallback) are shown inside {@link #PUBLIC_OPEN} …
+     * {@link #PUBLIC_CLOSE}, so a sample never passes public filler off as private text.
+     */
+    static List<String> decodeSamples(Output out, Tokenizer tok, List<String> classes) {
         List<String> s = new ArrayList<>();
         for (int i = 0; i < Math.min(8, out.texts().size()); i++) {
             String label = out.labels()[i] >= 0 ? "[" + classes.get(out.labels()[i]) + "] " : "";
-            s.add(label + tok.decode(out.texts().get(i)));
+            boolean[] pub = out.publicTokens() == null ? null : out.publicTokens().get(i);
+            s.add(label + markPublic(out.texts().get(i), pub, tok));
         }
         return s;
+    }
+
+    static final String PUBLIC_OPEN = "«public: ";
+    static final String PUBLIC_CLOSE = "»";
+
+    /** The text with its public spans marked (each maximal run decoded together). */
+    static String markPublic(int[] tokens, boolean[] pub, Tokenizer tok) {
+        if (pub == null) {
+            return tok.decode(tokens);
+        }
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        while (i < tokens.length) {
+            int j = i;
+            while (j < tokens.length && pub[j] == pub[i]) {
+                j++;
+            }
+            String t = tok.decode(Arrays.copyOfRange(tokens, i, j));
+            b.append(pub[i] ? PUBLIC_OPEN + t + PUBLIC_CLOSE : t);
+            i = j;
+        }
+        return b.toString();
+    }
+
+    private static Double nanToNull(double v) {
+        return Double.isNaN(v) ? null : v;
     }
 
     static double round(double v) {

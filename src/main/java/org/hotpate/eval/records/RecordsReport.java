@@ -66,7 +66,8 @@ public final class RecordsReport {
         Map<String, Object> refs = r.references();
         b.append("<h2>Utility</h2>\n<table><tr><th>method</th><th>ε spent</th><th>tokens</th>")
                 .append("<th>records</th><th>js_bigram ↓</th><th>distinct_2</th><th>accuracy</th>")
-                .append("<th>canary exposure (bits)</th></tr>\n");
+                .append("<th>canary exposure (bits)</th><th>fidelity ↑</th>")
+                .append("<th>non-empty share</th></tr>\n");
         for (UtilityRow row : r.rows()) {
             b.append("<tr><td class=\"l\">")
                     .append(esc(row.method()))
@@ -84,6 +85,10 @@ public final class RecordsReport {
                     .append(row.accuracy() == null ? "—" : fmt(row.accuracy(), 4))
                     .append("</td><td>")
                     .append(row.canaryExposure() == null ? "—" : fmt(row.canaryExposure(), 3))
+                    .append("</td><td>")
+                    .append(row.fidelity() == null ? "—" : fmt(row.fidelity(), 3))
+                    .append("</td><td>")
+                    .append(row.nonEmptyShare() == null ? "—" : fmt(row.nonEmptyShare(), 3))
                     .append("</td></tr>\n");
         }
         b.append("</table>\n<p>References (not private): real teaching text js_bigram ")
@@ -100,7 +105,10 @@ public final class RecordsReport {
                 .append(refs.get("held_out_users"))
                 .append(" held-out users; ")
                 .append(refs.get("canaries"))
-                .append(" canaries.</p>\n");
+                .append(" canaries. Fidelity (operator-only: computed from the private records) is")
+                .append(" the mean per-word log-likelihood ratio of a text under a word-bigram")
+                .append(" model of the private records vs one of the public file (positive: reads")
+                .append(" like the private data); — without --public-file.</p>\n");
         chart(b, r, "tokens released from private data", row -> (double) row.tokens(), null);
         chart(b, r, "js_bigram vs held-out users (lower is closer)", UtilityRow::jsBigram, null);
         chart(b, r, "distinct_2", UtilityRow::distinct2, null);
@@ -114,7 +122,9 @@ public final class RecordsReport {
         chart(b, r, "canary exposure (bits; ≈1 = not memorised)", UtilityRow::canaryExposure, null);
         b.append("<h2>Calibration per method</h2>\n<pre>");
         r.details().forEach((k, v) -> b.append(esc(k + ": " + v)).append('\n'));
-        b.append("</pre>\n<h2>Sample outputs (released, DP)</h2>\n");
+        b.append("</pre>\n<h2>Sample outputs (released, DP)</h2>\n")
+                .append("<p>Tokens inside «public: …» came from the public model (a ⊥ filled by")
+                .append(" the public fallback), not from the private aggregate.</p>\n");
         r.samples()
                 .forEach(
                         (k, v) -> {

@@ -115,7 +115,8 @@ public final class NgramDistributions {
             NgramModel teacher, String label, int[] history, int topK, SharedBackoff shared)
             throws Exception {
         List<FollowerTable> own = teacher.tables(label, history);
-        double scale = 1;
+        double scale = teacher.backoffWeight();
+        double weight = teacher.backoffWeight();
         java.util.TreeSet<Integer> mine = new java.util.TreeSet<>();
         for (FollowerTable t : own) {
             if (t.total() > 0) {
@@ -131,7 +132,7 @@ public final class NgramDistributions {
         int k = 0;
         for (int w : mine) {
             c[k] = w;
-            p[k++] = interpolate(own, w, shared.probability(w));
+            p[k++] = interpolate(own, w, weight * shared.probability(w));
         }
         for (int i = 0; i < shared.ranked.length && k < c.length; i++) {
             if (!mine.contains(shared.ranked[i])) {

@@ -30,7 +30,11 @@ import java.util.TreeMap;
  *
  * where N1+(h·) is the number of distinct followers of h. Below the empty context the recursion
  * ends in the <b>backoff</b>: a public model of the same kind (built only from public text), or the
- * uniform distribution 1/|V| when there is none. Private counts of one model never enter another
+ * uniform distribution 1/|V| when there is none, scaled by the <b>backoff weight</b> γ ∈ (0, 1]
+ * ({@code teacher.public-weight}; 1 = plain Witten–Bell): with γ &lt; 1 the share (1 − γ) of the mass
+ * a private model would hand to the public model is left unlisted, so it abstains (it never
+ * coordinates across teachers) instead of voting what the public model would say. The teacher's own
+ * counts keep their full weight. Private counts of one model never enter another
  * model: a private model reads only its own store and the public model.
  *
  * <p>{@link #next} lists the {@code topK} most likely tokens among those with a count at some level
@@ -39,6 +43,20 @@ import java.util.TreeMap;
  * instead of voting for arbitrary tokens.
  */
 public final class NgramModel {
+    /** {@code teacher.public-weight}'s default: plain Witten–Bell. */
+    public static final double DEFAULT_PUBLIC_WEIGHT = 1.0;
+
+    /**
+     * {@code teacher.public-order}'s default for a private model of order {@code order}: at most a
+     * bigram. A public model as long as the private one makes every teacher continue a public
+     * text verbatim once the prefix matches it (the teachers then agree on copying public
+     * sentences); a bigram backoff keeps the public model's fluency without its sentences
+     * (docs/privacy-efficiency.md, "teacher's public backoff").
+     */
+    public static int defaultPublicOrder(int order) {
+        return Math.min(order, 2);
+    }
+
     /** The begin-of-text padding marker in contexts (never a vocabulary id). */
     public static final int BOS = -1;
 
@@ -47,6 +65,7 @@ public final class NgramModel {
     private final int endOfText;
     private final ContextStore store;
     private final NgramModel backoff;
+    private final double backoffWeight;
 
     /** Bumped by every {@link #add}: a cached view of this model as a backoff is then stale. */
     private volatile long version;
@@ -56,7 +75,25 @@ public final class NgramModel {
      */
     public NgramModel(
             int order, int vocabularySize, int endOfText, ContextStore store, NgramModel backoff) {
+        this(order, vocabularySize, endOfText, store, backoff, 1.0);
+    }
+
+    /**
+     * @param backoff the public model below the empty context, or null for the uniform 1/|V|
+     * @param backoffWeight γ ∈ (0, 1]: the backoff's mass is scaled by γ, the rest abstains
+     */
+    public NgramModel(
+            int order,
+            int vocabularySize,
+            int endOfText,
+            ContextStore store,
+            NgramModel backoff,
+            double backoffWeight) {
         checkArgument(order >= 1 && order <= 8, "teacher.order must be in [1, 8]; got " + order);
+        checkArgument(
+                backoffWeight > 0 && backoffWeight <= 1,
+                "teacher.public-weight must be in (0, 1]; got " + backoffWeight);
+        this.backoffWeight = backoffWeight;
         checkArgument(vocabularySize > 0, "vocabulary size must be > 0; got " + vocabularySize);
         checkArgument(
                 endOfText >= 0 && endOfText < vocabularySize,
@@ -70,6 +107,11 @@ public final class NgramModel {
 
     public int order() {
         return order;
+    }
+
+    /** γ, the weight of the backoff's mass (1 = plain Witten–Bell). */
+    public double backoffWeight() {
+        return backoffWeight;
     }
 
     /** Adds one record (its tokens, without padding) under {@code label} ("" = no label). */
@@ -133,7 +175,7 @@ public final class NgramModel {
 
     private double probability(List<FollowerTable> own, List<FollowerTable> pub, int w) {
         double p = pub == null ? 1.0 / vocabularySize : interpolate(pub, w, 1.0 / vocabularySize);
-        return interpolate(own, w, p);
+        return interpolate(own, w, backoffWeight * p);
     }
 
     private static double interpolate(List<FollowerTable> tables, int w, double base) {
@@ -177,7 +219,7 @@ public final class NgramModel {
             int w = mine[i];
             double base = view == null ? uniform : interpolate(view.tables, w, uniform);
             c[i] = w;
-            p[i] = interpolate(own, w, base);
+            p[i] = interpolate(own, w, backoffWeight * base);
         }
         if (view != null) {
             int taken = 0;
@@ -187,7 +229,7 @@ public final class NgramModel {
                 if (Arrays.binarySearch(mine, w) >= 0) {
                     continue;
                 }
-                double pw = interpolate(own, w, view.probs[r]);
+                double pw = interpolate(own, w, backoffWeight * view.probs[r]);
                 if (taken >= topK && pw < kth) {
                     break; // every later token scores <= pw < the k-th: none can enter the top-k
                 }

@@ -45,7 +45,9 @@ class NgramDistributionsTest {
         }
         for (NgramModel backoff : new NgramModel[] {pub, null}) {
             for (int t = 0; t < 10; t++) {
-                NgramModel teacher = new NgramModel(3, V, EOT, new InMemoryContextStore(), backoff);
+                NgramModel teacher =
+                        new NgramModel(
+                                3, V, EOT, new InMemoryContextStore(), backoff, t < 5 ? 1 : 0.4);
                 for (int i = 0; i < 1 + t % 3; i++) {
                     int[] rec = random(r, 6, 35);
                     teacher.add("", rec);

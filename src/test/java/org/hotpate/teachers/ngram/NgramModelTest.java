@@ -1,6 +1,7 @@
 package org.hotpate.teachers.ngram;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
@@ -130,7 +131,9 @@ class NgramModelTest {
                     pub.add("", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(8)));
                 }
             }
-            NgramModel m = new NgramModel(order, vocab, eot, new InMemoryContextStore(), pub);
+            double weight = new double[] {1.0, 0.5, 0.3}[trial % 3];
+            NgramModel m =
+                    new NgramModel(order, vocab, eot, new InMemoryContextStore(), pub, weight);
             for (int r = 0; r < rnd.nextInt(6); r++) {
                 m.add(r % 2 == 0 ? "" : "x", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(6)));
             }
@@ -151,6 +154,38 @@ class NgramModelTest {
             }
         }
         assertThat(compared).isEqualTo(30 * 20 * 6);
+    }
+
+    /**
+     * With backoff weight γ the model keeps its own counts' mass and hands the backoff only γ of
+     * its share: Σ_w P(w | h) = 1 − (1 − γ)·Π d/(t + d) over the non-empty levels, and the
+     * unlisted remainder abstains.
+     */
+    @Test
+    void backoffWeightScalesOnlyThePublicShare() throws Exception {
+        NgramModel pub = new NgramModel(2, 10, 9, new InMemoryContextStore(), null);
+        pub.add("", new int[] {1, 2, 3});
+        pub.add("", new int[] {2, 2, 4});
+        for (double gamma : new double[] {1.0, 0.5, 0.2}) {
+            NgramModel m = new NgramModel(2, 10, 9, new InMemoryContextStore(), pub, gamma);
+            m.add("", new int[] {5, 6});
+            for (int[] h : new int[][] {{}, {5}, {7}}) {
+                double sum = 0;
+                for (int w = 0; w < 10; w++) {
+                    sum += m.probability("", h, w);
+                }
+                double backoffShare = 1;
+                for (FollowerTable t : m.tables("", h)) {
+                    if (t.total() > 0) {
+                        backoffShare *= t.distinct() / (double) (t.total() + t.distinct());
+                    }
+                }
+                assertThat(sum).isCloseTo(1 - (1 - gamma) * backoffShare, within(1e-12));
+            }
+        }
+        assertThatThrownBy(() -> new NgramModel(2, 10, 9, new InMemoryContextStore(), pub, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("teacher.public-weight");
     }
 
     /** A public model trained after a private model answered is seen by the next answer. */

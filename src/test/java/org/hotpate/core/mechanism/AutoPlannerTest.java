@@ -1,0 +1,97 @@
+package org.hotpate.core.mechanism;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.Map;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.privacy.PrivacyBudget;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.junit.jupiter.api.Test;
+
+class AutoPlannerTest {
+    private static final int DEMO_N = 2284;
+    private static final int CL100K = 100_277;
+
+    private static AutoPlanner.Plan plan(int n, int v, boolean het, double eps, long positions) {
+        return AutoPlanner.plan(
+                new AutoPlanner.Inputs(n, v, het, new PrivacyBudget(eps, 1e-6), positions));
+    }
+
+    private static long affordable(PrivacyBudget b, Map<String, Double> p) {
+        PrivacyEvent worst =
+                new PrivacyEvent.ConfidentGnmax(
+                        p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true);
+        return EnsembleBudgetFilter.maxReleases(EnsembleBudgetFilter.Config.plan(b, worst), worst);
+    }
+
+    @Test
+    void parametersAreTiedToTheThreshold() {
+        AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 288);
+        double t = p.params().get("threshold");
+        double perSigma2 = Math.sqrt(2 * Math.log(CL100K)) + AutoPlanner.ARGMAX_MARGIN;
+        assertThat(p.mechanism()).isEqualTo(ConfidentGnmaxMechanism.NAME);
+        assertThat(p.params().get("sigma1")).isCloseTo(t / 3, within(0.1));
+        assertThat(p.params().get("sigma2")).isCloseTo(t / perSigma2, within(0.1));
+        assertThat(p.params().get("sigma1")).isLessThanOrEqualTo(t / 3);
+        assertThat(p.thresholdShare()).isCloseTo(t / DEMO_N, within(1e-12));
+        // the plan's parameters build the mechanism, as a job spec's would
+        assertThat(Mechanisms.create(p.mechanism(), p.params(), CL100K, DEMO_N).name())
+                .isEqualTo(ConfidentGnmaxMechanism.NAME);
+    }
+
+    @Test
+    void smallPlan_takesTheLeastNoiseThatCoversIt() {
+        PrivacyBudget b = new PrivacyBudget(4, 1e-6);
+        AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 288);
+        assertThat(p.budgetLimited()).isFalse();
+        assertThat(p.plannedSteps()).isEqualTo(576);
+        assertThat(p.affordableReleases()).isEqualTo(affordable(b, p.params()));
+        assertThat(p.affordableReleases()).isGreaterThanOrEqualTo(576);
+        // a threshold 1 % lower (less noise) no longer covers the plan: the smallest, up to rounding
+        double t = p.params().get("threshold") * 0.99;
+        double perSigma2 = Math.sqrt(2 * Math.log(CL100K)) + AutoPlanner.ARGMAX_MARGIN;
+        Map<String, Double> lower =
+                Map.of("sigma1", t / 3, "threshold", t, "sigma2", t / perSigma2);
+        assertThat(affordable(b, lower)).isLessThan(576);
+    }
+
+    @Test
+    void budgetLimitedPlan_usesTheLargestUsefulThreshold() {
+        AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 12_000);
+        assertThat(p.budgetLimited()).isTrue();
+        assertThat(p.thresholdShare())
+                .isCloseTo(AutoPlanner.maxThresholdShare(true), within(1e-4));
+        assertThat(p.affordableReleases()).isLessThan(p.plannedSteps());
+        AutoPlanner.Plan homogeneous = plan(10_000, 1050, false, 1, 1_000_000);
+        assertThat(homogeneous.thresholdShare())
+                .isCloseTo(AutoPlanner.maxThresholdShare(false), within(1e-4));
+    }
+
+    @Test
+    void moreBudgetOrLessWork_meansLessNoise() {
+        double t4 = plan(DEMO_N, CL100K, true, 4, 288).params().get("threshold");
+        double t8 = plan(DEMO_N, CL100K, true, 8, 288).params().get("threshold");
+        double t4big = plan(DEMO_N, CL100K, true, 4, 2400).params().get("threshold");
+        assertThat(t8).isLessThan(t4);
+        assertThat(t4big).isGreaterThan(t4);
+    }
+
+    @Test
+    void deterministic_aFunctionOfThePublicInputsOnly() {
+        assertThat(plan(DEMO_N, CL100K, true, 4, 288)).isEqualTo(plan(DEMO_N, CL100K, true, 4, 288));
+        assertThat(plan(DEMO_N, CL100K, true, 4, 288).explanation())
+                .contains("confident-gnmax")
+                .contains("threshold")
+                .contains("cover the planned work");
+    }
+
+    @Test
+    void refusesBadInputs() {
+        assertThatThrownBy(() -> plan(0, CL100K, true, 4, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> plan(DEMO_N, CL100K, true, 4, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
