@@ -140,13 +140,14 @@ public final class LeverStudy {
         return new Setup(tok, teachers, pub, f, keys);
     }
 
-    static Step step(Setup s, int[] prefix, long seed, boolean[] active) throws Exception {
+    static Step step(Setup s, int[] prefix, long seed, boolean[] active, Sampler sampler)
+            throws Exception {
         int v = s.tok().vocabularySize();
         Step st = new Step();
         st.randomness = StepRandomness.forStep(seed, v);
         NgramDistributions.SharedBackoff shared =
                 NgramDistributions.SharedBackoff.at(s.publicModel(), prefix, v);
-        Sampler co = Samplers.coordinated();
+        Sampler co = sampler;
         VoteHistogram.Builder b = VoteHistogram.builder(s.n());
         st.votes = new int[s.n()];
         for (int i = 0; i < s.n(); i++) {
@@ -181,7 +182,8 @@ public final class LeverStudy {
             int maxAttempts,
             int firstAttempts,
             int minTokens,
-            long runSeed) {}
+            long runSeed,
+            String sampler) {}
 
     public static Result run(
             Setup s, String lever, PrivacyBudget budget, Generation g, PrintStream samples)
@@ -190,6 +192,7 @@ public final class LeverStudy {
         boolean[] active = new boolean[s.n()];
         Arrays.fill(active, true);
         Policy p = policy(s, lever, budget, g, active);
+        Sampler sampler = Samplers.byName(g.sampler());
         int eos = s.tok().endOfText();
         List<String> texts = new ArrayList<>();
         long steps = 0;
@@ -203,7 +206,7 @@ public final class LeverStudy {
             while (!exhausted && gen.size() < g.maxSteps()) {
                 int[] prefix = gen.stream().mapToInt(Integer::intValue).toArray();
                 long seed = SeedDerivation.stepSeed(g.runSeed(), "s" + q, gen.size(), attempt);
-                int t = p.decide(step(s, prefix, seed, active));
+                int t = p.decide(step(s, prefix, seed, active, sampler));
                 if (t == -2) {
                     exhausted = true;
                     break;
@@ -500,13 +503,27 @@ public final class LeverStudy {
                         Integer.parseInt(o.getOrDefault("max-attempts", "5")),
                         Integer.parseInt(o.getOrDefault("first-attempts", "20")),
                         Integer.parseInt(o.getOrDefault("min-tokens", "1")),
-                        Long.parseLong(o.getOrDefault("seed", "7")));
+                        Long.parseLong(o.getOrDefault("seed", "7")),
+                        o.getOrDefault("sampler", "coordinated"));
         PrintStream samples =
                 o.containsKey("samples")
                         ? new PrintStream(new java.io.FileOutputStream(o.get("samples"), true))
                         : null;
         for (String lever : o.get("lever").split(",")) {
             Result r = run(s, lever, b, g, samples);
+            if (!g.sampler().equals("coordinated")) {
+                r = new Result(
+                        r.lever() + " (" + g.sampler() + ")",
+                        r.tokens(),
+                        r.sequences(),
+                        r.started(),
+                        r.nonEmptyShare(),
+                        r.fidelity(),
+                        r.steps(),
+                        r.fails(),
+                        r.accounting(),
+                        r.seconds());
+            }
             System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(r));
         }
     }
