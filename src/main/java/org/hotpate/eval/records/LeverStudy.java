@@ -38,8 +38,9 @@ import org.hotpate.teachers.text.Tokenizer;
  * The in-process study behind docs/privacy-efficiency.md: one lever at a time on real per-user
  * records, with the job's teachers (one Witten–Bell n-gram per user, public backoff), the job's
  * coordinated votes and step seeds, and each lever's own accountant at a per-user (ε, δ) under
- * replace-one. It prints one JSON line per run: released tokens, the share of requested sequences
- * with at least one private token, fidelity ({@link Fidelity}; operator-only), steps and ⊥.
+ * replace-one. It prints one JSON line per run: released tokens, the sequences started before the
+ * budget ran out, the share of them whose record has at least one private token, fidelity ({@link
+ * Fidelity}; operator-only), steps and ⊥.
  *
  * <pre>
  * java -cp target/hotpate-0.1.0-SNAPSHOT-all.jar org.hotpate.eval.records.LeverStudy \
@@ -63,6 +64,7 @@ public final class LeverStudy {
             String lever,
             long tokens,
             long sequences,
+            long started,
             double nonEmptyShare,
             double fidelity,
             long steps,
@@ -199,8 +201,9 @@ public final class LeverStudy {
         long tokens = 0;
         long fails = 0;
         long withPrivate = 0;
+        long started = 0;
         boolean exhausted = false;
-        for (int q = 0; q < g.sequences(); q++) {
+        for (int q = 0; q < g.sequences() && !exhausted; q++) {
             List<Integer> gen = new ArrayList<>();
             int attempt = 0;
             while (!exhausted && gen.size() < g.maxSteps()) {
@@ -228,6 +231,10 @@ public final class LeverStudy {
                 }
                 gen.add(t);
             }
+            if (exhausted && gen.isEmpty() && attempt == 0) {
+                break; // the budget refused this sequence's first step: it never started
+            }
+            started++;
             String text = s.tok().decode(gen.stream().mapToInt(Integer::intValue).toArray());
             texts.add(text);
             withPrivate += gen.isEmpty() ? 0 : 1;
@@ -240,7 +247,8 @@ public final class LeverStudy {
                 lever,
                 tokens,
                 g.sequences(),
-                withPrivate / (double) g.sequences(),
+                started,
+                withPrivate / (double) Math.max(1, started),
                 f.fidelity(),
                 steps,
                 fails,
