@@ -168,6 +168,8 @@ public final class RunCommand implements Command {
                             + " sequences"
                             + (resume == null ? "" : ", from " + resume.savepoint())
                             + ")");
+            cfg.mechanismPlan()
+                    .ifPresent(p -> err.println("hotpate run: mechanism auto: " + p.explanation()));
             boolean done =
                     run.await(
                             Duration.ofSeconds(cfg.output().timeoutSeconds()),
@@ -188,6 +190,7 @@ public final class RunCommand implements Command {
                     new ObjectMapper()
                             .writerWithDefaultPrettyPrinter()
                             .writeValueAsString(summary));
+            RunTexts.report(cfg, run.outputDir(), err);
             err.println("hotpate run: outputs in " + run.outputDir());
             if (!done) {
                 err.println(

@@ -84,7 +84,7 @@ public final class AnswerRule {
                         Rejected.INVALID_DISTRIBUTION,
                         "voted token must be in [-1, " + (v - 1) + "]; got " + d.voteToken());
             }
-            return Verdict.of(d.voteToken());
+            return Verdict.of(shape.earlyStop().mask(d.step(), d.voteToken()));
         }
         for (int t : d.tokens()) {
             if (t >= v) {
@@ -94,7 +94,9 @@ public final class AnswerRule {
             }
         }
         try {
-            return Verdict.of(voter.vote(dist, shape.seed(d), v, d.teacherId()));
+            return Verdict.of(
+                    shape.earlyStop()
+                            .mask(d.step(), voter.vote(dist, shape.seed(d), v, d.teacherId())));
         } catch (IllegalArgumentException e) {
             return Verdict.reject(Rejected.INVALID_DISTRIBUTION, e.getMessage());
         }

@@ -22,6 +22,7 @@ import org.hotpate.model.StepRef;
  * step with any other seed, version, vocabulary or ensemble is not the run's own.
  *
  * @param attempts attempts per position: the ⊥ policy's attempts times (re-issues + 1)
+ * @param earlyStop {@code generation.min-tokens} and the public stop tokens ({@link EarlyStop})
  */
 public record RunShape(
         String runId,
@@ -31,7 +32,8 @@ public record RunShape(
         long stepDeadlineMs,
         int sequences,
         int maxSteps,
-        int attempts)
+        int attempts,
+        EarlyStop earlyStop)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -46,6 +48,29 @@ public record RunShape(
         checkPositive("sequences", sequences);
         checkPositive("maxSteps", maxSteps);
         checkPositive("attempts", attempts);
+        checkNotNull("earlyStop", earlyStop);
+    }
+
+    /** A shape without an early-stop rule. */
+    public RunShape(
+            String runId,
+            String ensembleId,
+            long runSeed,
+            int vocabularySize,
+            long stepDeadlineMs,
+            int sequences,
+            int maxSteps,
+            int attempts) {
+        this(
+                runId,
+                ensembleId,
+                runSeed,
+                vocabularySize,
+                stepDeadlineMs,
+                sequences,
+                maxSteps,
+                attempts,
+                EarlyStop.NONE);
     }
 
     /**

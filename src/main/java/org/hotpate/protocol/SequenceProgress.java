@@ -1,5 +1,6 @@
 package org.hotpate.protocol;
 
+import static org.hotpate.core.util.Preconditions.checkArgument;
 import static org.hotpate.core.util.Preconditions.checkNotNull;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
@@ -17,8 +18,9 @@ import org.hotpate.model.StepResult;
  *
  * <p>A result for another position or attempt than the awaited one (a duplicate, a superseded
  * attempt — it stays charged) changes nothing. A token is appended; the sequence finishes at the
- * stop token or stop string ({@link StopRule}) or at {@code max-steps}. A ⊥ follows the {@link
- * FailPolicy}: resample (the next attempt, while ⊥ attempts at the position are below {@code
+ * stop token or stop string ({@link StopRule}) or at {@code max-steps}; a token that would end it
+ * before {@code generation.min-tokens} tokens counts as a ⊥ ({@link EarlyStop}). A ⊥ follows the
+ * {@link FailPolicy}: resample (the next attempt, while ⊥ attempts at the position are below {@code
  * max-attempts}; watchdog re-issues there do not count), fallback (the public model's token, no
  * charge), or stop. A refused release (BUDGET_EXHAUSTED) finishes the sequence and no successor
  * starts. The watchdog re-issues an awaited step that got no result as the next attempt, and after
@@ -36,7 +38,8 @@ public record SequenceProgress(
             int maxSteps,
             int maxReissues,
             int concurrency,
-            int sequences)
+            int sequences,
+            int minTokens)
             implements Serializable {
         public Policy {
             checkNotNull("onFail", onFail);
@@ -44,6 +47,18 @@ public record SequenceProgress(
             checkPositive("maxSteps", maxSteps);
             checkPositive("concurrency", concurrency);
             checkPositive("sequences", sequences);
+            checkArgument(minTokens >= 0, "minTokens must be >= 0; got " + minTokens);
+        }
+
+        /** Without {@code generation.min-tokens}. */
+        public Policy(
+                FailPolicy onFail,
+                int maxAttempts,
+                int maxSteps,
+                int maxReissues,
+                int concurrency,
+                int sequences) {
+            this(onFail, maxAttempts, maxSteps, maxReissues, concurrency, sequences, 0);
         }
 
         /**
@@ -115,7 +130,11 @@ public record SequenceProgress(
         int answered = steps + 1;
         switch (r.outcome()) {
             case TOKEN:
-                return append(r.token(), answered, fails, fallbacks, policy, stop);
+                if (!endsTooEarly(r.token(), policy, stop)) {
+                    return append(r.token(), answered, fails, fallbacks, policy, stop);
+                }
+                // a stop before generation.min-tokens: the release stays charged, counts as ⊥
+                // fall through
             case FAIL:
                 if (policy.onFail() == FailPolicy.FALLBACK) {
                     return append(
@@ -133,6 +152,16 @@ public record SequenceProgress(
             default: // BUDGET_EXHAUSTED: nothing was released; the run is over for this sequence
                 return finish(answered, fails, FinishReason.BUDGET_EXHAUSTED);
         }
+    }
+
+    /** Whether appending {@code token} would end the sequence before {@code min-tokens}. */
+    private boolean endsTooEarly(int token, Policy policy, StopRule stop) {
+        if (tokens.length >= policy.minTokens()) {
+            return false;
+        }
+        int[] next = Arrays.copyOf(tokens, tokens.length + 1);
+        next[next.length - 1] = token;
+        return stop.stops(next);
     }
 
     private Next append(

@@ -12,8 +12,11 @@ import java.util.TreeMap;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.generation.FailPolicy;
+import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.Mechanisms;
+import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.EarlyStop;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.teachers.SimulatedTeachers;
@@ -31,8 +34,12 @@ public final class JobConfig implements Serializable {
 
     private final OptionValues values;
 
+    /** {@code mechanism.name: auto}'s plan, computed once (a function of public options only). */
+    private transient AutoPlanner.Plan plan;
+
     private JobConfig(OptionValues values) {
         this.values = values;
+        checkAuto();
         checkArgument(
                 name().matches("[A-Za-z0-9._-]+"),
                 "name must match [A-Za-z0-9._-]+; got '" + name() + "'");
@@ -132,8 +139,57 @@ public final class JobConfig implements Serializable {
                 get(JobOptions.SAMPLER_TYPE).equals("coordinated"), get(JobOptions.SAMPLER_SEED));
     }
 
+    /**
+     * The aggregation mechanism the run uses: the spec's, or for {@code mechanism.name: auto} the
+     * one {@link #mechanismPlan()} chose, with its parameters.
+     */
     public Mechanism mechanism() {
-        return new Mechanism(get(JobOptions.MECHANISM_NAME), get(JobOptions.MECHANISM_PARAMS));
+        return mechanismPlan()
+                .map(p -> new Mechanism(p.mechanism(), p.params()))
+                .orElseGet(
+                        () ->
+                                new Mechanism(
+                                        get(JobOptions.MECHANISM_NAME),
+                                        get(JobOptions.MECHANISM_PARAMS)));
+    }
+
+    /**
+     * For {@code mechanism.name: auto}, the plan: the mechanism and its parameters chosen from the
+     * public inputs n, |V|, the ensemble kind, the budget and sequences × max-steps ({@link
+     * AutoPlanner}); empty for a named mechanism. A records run's n is its number of users, so the
+     * plan is made again when the driver sets it ({@link #withTeachers}).
+     */
+    public Optional<AutoPlanner.Plan> mechanismPlan() {
+        if (!get(JobOptions.MECHANISM_NAME).equals(AutoPlanner.NAME)) {
+            return Optional.empty();
+        }
+        if (plan == null) {
+            plan =
+                    AutoPlanner.plan(
+                            new AutoPlanner.Inputs(
+                                    ensemble().teachers(),
+                                    ensemble().effectiveVocabulary(),
+                                    ensemble().heterogeneous(),
+                                    new PrivacyBudget(budget().epsilon(), budget().delta()),
+                                    (long) generation().sequences() * generation().maxSteps()));
+        }
+        return Optional.of(plan);
+    }
+
+    /** {@code mechanism.name: auto} plans every parameter under a finite budget. */
+    private void checkAuto() {
+        if (!get(JobOptions.MECHANISM_NAME).equals(AutoPlanner.NAME)) {
+            return;
+        }
+        checkArgument(
+                Double.isFinite(get(JobOptions.BUDGET_EPSILON)),
+                "mechanism.name auto plans a differentially private run: it needs a finite"
+                        + " budget.epsilon; got .inf");
+        checkArgument(
+                get(JobOptions.MECHANISM_PARAMS).equals(JobOptions.MECHANISM_PARAMS.defaultValue()),
+                "mechanism.name auto chooses every parameter itself: leave mechanism.params out;"
+                        + " got "
+                        + get(JobOptions.MECHANISM_PARAMS));
     }
 
     public Budget budget() {
@@ -335,7 +391,20 @@ public final class JobConfig implements Serializable {
                 g.stepDeadlineMs(),
                 g.sequences(),
                 g.maxSteps(),
-                g.maxAttempts() * (g.maxReissues() + 1));
+                g.maxAttempts() * (g.maxReissues() + 1),
+                earlyStop());
+    }
+
+    /**
+     * {@code generation.min-tokens} and the run's public stop tokens: the configured stop token,
+     * and in records runs end-of-text and every token whose text holds a stop string.
+     */
+    public EarlyStop earlyStop() {
+        int min = get(JobOptions.GENERATION_MIN_TOKENS);
+        if (min == 0) {
+            return EarlyStop.NONE;
+        }
+        return new EarlyStop(min, SequenceText.of(this).stopTokens(generation().stopToken()));
     }
 
     /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */
@@ -347,7 +416,8 @@ public final class JobConfig implements Serializable {
                 g.maxSteps(),
                 g.maxReissues(),
                 g.concurrency(),
-                g.sequences());
+                g.sequences(),
+                get(JobOptions.GENERATION_MIN_TOKENS));
     }
 
     /** A copy with the ensemble size n (records runs: the driver counts the users). */
@@ -378,6 +448,12 @@ public final class JobConfig implements Serializable {
                 !ensemble().fromRecords() || generation().onFail() != FailPolicy.FALLBACK,
                 "generation.on-fail: fallback needs a simulated ensemble's public model; records"
                         + " runs use resample or stop");
+        checkArgument(
+                ensemble().source() != TeacherSource.EXTERNAL
+                        || generation().onFail() != FailPolicy.FALLBACK,
+                "generation.on-fail: fallback needs a public model, and a run with external"
+                        + " teachers has only a flat one (it would pad the text with uniformly random"
+                        + " tokens); use resample or stop");
     }
 
     private static String enumName(String s) {

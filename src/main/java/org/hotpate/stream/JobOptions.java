@@ -148,7 +148,7 @@ public final class JobOptions {
                     Option.string(
                                     "mechanism.name",
                                     "hot-pate",
-                                    "Aggregation mechanism (core Mechanisms.create name), or a per-teacher scheme: scheme-b (params sigma, threshold, sample-rate) or scheme-a (params epsilon, lower, upper, sample-rate), with budget.per-teacher-epsilon.")
+                                    "Aggregation mechanism (core Mechanisms.create name); auto: the mechanism and all its parameters chosen from public inputs only (n, |V|, ensemble kind, budget, sequences x max-steps; docs/privacy-efficiency.md), mechanism.params left out; or a per-teacher scheme: scheme-b (params sigma, threshold, sample-rate) or scheme-a (params epsilon, lower, upper, sample-rate), with budget.per-teacher-epsilon.")
                             .check(v -> !v.isBlank(), "not be empty"));
     public static final Option<Map<String, Double>> MECHANISM_PARAMS =
             declare(
@@ -272,6 +272,13 @@ public final class JobOptions {
                                     "generation.max-attempts",
                                     3,
                                     "Attempts per position before the sequence stops (resample policy).")));
+    public static final Option<Integer> GENERATION_MIN_TOKENS =
+            declare(
+                    Option.integer(
+                                    "generation.min-tokens",
+                                    1,
+                                    "A record has at least this many tokens: before it, a teacher's vote for the end-of-text token or a token holding a stop string abstains, and a released one counts as a FAIL (a public rule; 0 = off).")
+                            .check(v -> v >= 0, "be >= 0"));
     public static final Option<Long> GENERATION_STEP_DEADLINE_MS =
             declare(
                     positiveLong(
@@ -534,6 +541,21 @@ public final class JobOptions {
                             "teacher.public-file",
                             "",
                             "Public text (JSONL(.gz) with records.text-field, or plain text, one document per line) for the public backoff model of every teacher; never private records."));
+    public static final Option<Integer> TEACHER_PUBLIC_ORDER =
+            declare(
+                    Option.integer(
+                                    "teacher.public-order",
+                                    0,
+                                    "n-gram order of the public backoff model (ngram teachers). 0 = min(teacher.order, 2): a bigram keeps the public model's fluency without letting the teachers agree on copying public sentences verbatim.")
+                            .derived("min(teacher.order, 2)", 0)
+                            .check(v -> v >= 1 && v <= 8, "be in [1, 8] (0 = derived)"));
+    public static final Option<Double> TEACHER_PUBLIC_WEIGHT =
+            declare(
+                    Option.real(
+                                    "teacher.public-weight",
+                                    org.hotpate.teachers.ngram.NgramModel.DEFAULT_PUBLIC_WEIGHT,
+                                    "Weight in (0, 1] of the public backoff in an ngram teacher's distribution: the mass Witten-Bell would hand to the public model is scaled by it and the rest abstains (it never coordinates), so the teachers' own records weigh more in the vote. 1 = plain Witten-Bell.")
+                            .check(v -> v > 0 && v <= 1, "be in (0, 1]"));
     public static final Option<String> TEACHER_URL =
             declare(
                     Option.string(

@@ -87,6 +87,8 @@ final class RecordsBranch {
                                         rc.teacher().topK(),
                                         rc.maxPerUser(),
                                         rc.teacher().publicFile(),
+                                        rc.teacher().publicOrder(),
+                                        rc.teacher().publicWeight(),
                                         rc.fields().textField(),
                                         retention)))
                 .uid("teachers")

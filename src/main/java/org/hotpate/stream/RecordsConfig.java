@@ -2,6 +2,7 @@ package org.hotpate.stream;
 
 import java.io.Serializable;
 import java.util.List;
+import org.hotpate.teachers.ngram.NgramModel;
 import org.hotpate.teachers.records.RecordFields;
 
 /**
@@ -93,6 +94,17 @@ public record RecordsConfig(OptionValues values) implements Serializable {
 
         public String publicFile() {
             return values.get(JobOptions.TEACHER_PUBLIC_FILE);
+        }
+
+        /** {@code teacher.public-order}, derived: min(order, 2). */
+        public int publicOrder() {
+            return values.find(JobOptions.TEACHER_PUBLIC_ORDER)
+                    .orElse(NgramModel.defaultPublicOrder(order()));
+        }
+
+        /** {@code teacher.public-weight}: γ of {@link NgramModel}. */
+        public double publicWeight() {
+            return values.get(JobOptions.TEACHER_PUBLIC_WEIGHT);
         }
 
         public String url() {

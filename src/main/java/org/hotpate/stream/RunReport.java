@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.model.SyntheticRecord;
@@ -182,6 +183,11 @@ record RunReport(
         putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
         putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
         s.put("mechanism", cfg.mechanism().name());
+        // Data-independent parameters (for auto: chosen from public inputs only), so public.
+        s.set("mechanismParams", JSON.valueToTree(cfg.mechanism().params()));
+        if (cfg.mechanismPlan().isPresent()) {
+            s.put("mechanismPlannedBy", AutoPlanner.NAME);
+        }
         if (cfg.individualPlan() != null) {
             // The per-teacher target is public; what each teacher spent is not (teachers.jsonl).
             s.put("perTeacherEpsilon", cfg.budget().perTeacherEpsilon());
@@ -212,6 +218,18 @@ record RunReport(
         s.put("runId", runId);
         s.put("dataset", cfg.datasetId());
         s.put("earlierRunsOnDataset", earlierRuns);
+        cfg.mechanismPlan()
+                .ifPresent(
+                        p -> {
+                            ObjectNode m = s.putObject("mechanismPlan");
+                            m.put("mechanism", p.mechanism());
+                            m.set("params", JSON.valueToTree(p.params()));
+                            m.put("thresholdShare", p.thresholdShare());
+                            m.put("affordableReleases", p.affordableReleases());
+                            m.put("plannedSteps", p.plannedSteps());
+                            m.put("budgetLimited", p.budgetLimited());
+                            m.put("explanation", p.explanation());
+                        });
         s.put(
                 "votesCast",
                 outcome.ledger().stream()

@@ -1,6 +1,7 @@
 package org.hotpate.stream;
 
 import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.teachers.text.Tokenizer;
@@ -53,6 +54,53 @@ public record SequenceText(String tokenizer, List<String> stop) implements Seria
         int stopToken = stopToken(configuredStopToken);
         return tokens ->
                 tokens[tokens.length - 1] == stopToken || (decoded() && cut(tokens).stopped());
+    }
+
+    /**
+     * The tokens that end a sequence on their own: the configured stop token, and in records runs
+     * end-of-text and every token whose text holds a stop string (public: a function of the
+     * tokenizer and the spec). Cached per tokenizer and stop strings.
+     */
+    public int[] stopTokens(int configuredStopToken) {
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        if (configuredStopToken >= 0) {
+            out.add(configuredStopToken);
+        }
+        if (decoded()) {
+            for (int t : STOP_TOKENS.computeIfAbsent(tokenizer + "\u0000" + stop, k -> scan())) {
+                out.add(t);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static final java.util.Map<String, int[]> STOP_TOKENS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private int[] scan() {
+        Tokenizer t = Tokenizer.named(tokenizer);
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        out.add(t.endOfText());
+        if (!stop.isEmpty()) {
+            for (int id = 0; id < t.vocabularySize(); id++) {
+                if (id == t.endOfText()) {
+                    continue;
+                }
+                String text;
+                try {
+                    text = new String(t.decodeBytes(new int[] {id}), StandardCharsets.UTF_8);
+                } catch (RuntimeException unassigned) {
+                    continue; // an id with no bytes (cl100k's gaps)
+                }
+                for (String s : stop) {
+                    if (!s.isEmpty() && text.contains(s)) {
+                        out.add(id);
+                        break;
+                    }
+                }
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** The token that ends a sequence: the configured one, else end-of-text in records runs. */

@@ -206,8 +206,8 @@ class EvaluateRecordsCommandTest {
     }
 
     /**
-     * Without a public model nothing pads the text: the run says so, a ⊥ ends the sequence, and
-     * no sample carries a public (fallback) span.
+     * Without a public model nothing pads the text: the run says so, a ⊥ ends the sequence, and no
+     * sample carries a public (fallback) span.
      */
     @Test
     void records_withoutPublicFile_neverPadsWithUniformTokens() throws Exception {

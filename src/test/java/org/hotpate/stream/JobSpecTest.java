@@ -43,6 +43,83 @@ class JobSpecTest {
         assertThat(c.ensemble().payload()).isEqualTo(JobConfig.Payload.MODEL_VOTE);
     }
 
+    /**
+     * mechanism auto: the plan's mechanism and parameters, a function of public options only (n
+     * included: a records run plans again for its number of users); refused without a finite budget
+     * or with hand-set parameters.
+     */
+    @Test
+    void mechanismAuto_isPlannedFromPublicInputs() {
+        JobConfig c =
+                JobSpec.parse(
+                        """
+                ensemble: {teachers: 2000, kind: heterogeneous, source: planet-z}
+                mechanism: {name: auto}
+                budget: {epsilon: 4.0, delta: 1.0e-6}
+                generation: {sequences: 24, max-steps: 12}
+                """,
+                        "x");
+        assertThat(c.mechanism().name()).isEqualTo("confident-gnmax");
+        assertThat(c.mechanism().params()).containsKeys("sigma1", "threshold", "sigma2");
+        org.hotpate.core.mechanism.AutoPlanner.Plan p = c.mechanismPlan().orElseThrow();
+        assertThat(p)
+                .isEqualTo(
+                        org.hotpate.core.mechanism.AutoPlanner.plan(
+                                new org.hotpate.core.mechanism.AutoPlanner.Inputs(
+                                        2000,
+                                        c.ensemble().effectiveVocabulary(),
+                                        true,
+                                        new org.hotpate.core.privacy.PrivacyBudget(4.0, 1e-6),
+                                        24 * 12)));
+        assertThat(c.isPrivate()).isTrue();
+        JobConfig budgetLimited =
+                c.with(JobOptions.GENERATION_SEQUENCES, 2000); // the cap (a share of n) binds
+        assertThat(budgetLimited.mechanismPlan().orElseThrow().budgetLimited()).isTrue();
+        assertThat(budgetLimited.withTeachers(4000).mechanism().params().get("threshold"))
+                .as("planned again for the new n")
+                .isEqualTo(2 * budgetLimited.mechanism().params().get("threshold"));
+        assertThat(
+                        JobSpec.parse("mechanism: {name: gnmax, params: {sigma: 40}}", "x")
+                                .mechanismPlan())
+                .isEmpty();
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "mechanism: {name: auto}\nbudget: {epsilon: .inf}", "x"))
+                .hasMessageContaining("finite budget.epsilon");
+        assertThatThrownBy(() -> JobSpec.parse("mechanism: {name: auto, params: {sigma: 40}}", "x"))
+                .hasMessageContaining("leave mechanism.params out");
+    }
+
+    @Test
+    void minTokensAndTheTeachersPublicBackoffOptions() {
+        JobConfig c = JobSpec.parse("ensemble: {source: records}\nteacher: {order: 4}", "x");
+        assertThat(c.get(JobOptions.GENERATION_MIN_TOKENS)).isEqualTo(1);
+        assertThat(c.records().teacher().publicOrder()).as("derived: min(order, 2)").isEqualTo(2);
+        assertThat(c.records().teacher().publicWeight()).isEqualTo(1.0);
+        assertThat(c.runShape("r").earlyStop().minTokens()).isEqualTo(1);
+        assertThat(c.sequencePolicy().minTokens()).isEqualTo(1);
+        JobConfig set =
+                JobSpec.parse(
+                        "ensemble: {source: records}\nteacher: {public-order: 3, public-weight:"
+                                + " 0.5}\ngeneration: {min-tokens: 0}",
+                        "x");
+        assertThat(set.records().teacher().publicOrder()).isEqualTo(3);
+        assertThat(set.records().teacher().publicWeight()).isEqualTo(0.5);
+        assertThat(set.runShape("r").earlyStop()).isEqualTo(org.hotpate.protocol.EarlyStop.NONE);
+        assertThatThrownBy(() -> JobSpec.parse("teacher: {public-weight: 0}", "x"))
+                .hasMessageContaining("teacher.public-weight");
+        assertThatThrownBy(() -> JobSpec.parse("generation: {min-tokens: -1}", "x"))
+                .hasMessageContaining("generation.min-tokens");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "ensemble: {source: external}\ngeneration: {on-fail:"
+                                                + " fallback}",
+                                        "x"))
+                .hasMessageContaining("uniformly random");
+    }
+
     @Test
     void unknownKeysAreNamed() {
         assertThatThrownBy(() -> JobSpec.parse("ensemble: {teacher: 5}", "x"))

@@ -24,6 +24,24 @@ class SequenceTextTest {
         assertThat(t.stopToken(5)).isEqualTo(5);
     }
 
+    /** The public stop set of min-tokens: end-of-text, the stop token, every token with "\n". */
+    @Test
+    void stopTokensAreEndOfTextAndEveryTokenHoldingAStopString() {
+        SequenceText t = new SequenceText("cl100k_base", List.of("\n"));
+        int[] stops = t.stopTokens(-1);
+        assertThat(stops).contains(TOK.endOfText());
+        for (String s : List.of("\n", ".\n", "\n\n")) {
+            for (int id : TOK.encode(s)) {
+                assertThat(stops).as("a token of %s", s.replace("\n", "\\n")).contains(id);
+            }
+        }
+        assertThat(stops).doesNotContain(TOK.encode("hello")[0]);
+        assertThat(new SequenceText("cl100k_base", List.of()).stopTokens(7))
+                .containsExactly(7, TOK.endOfText());
+        assertThat(SequenceText.NUMBERS.stopTokens(-1)).isEmpty();
+        assertThat(SequenceText.NUMBERS.stopTokens(12)).containsExactly(12);
+    }
+
     @Test
     void simulatedRunsKeepRenderingNumbers() {
         assertThat(SequenceText.NUMBERS.cut(new int[] {123, 1005}).text())

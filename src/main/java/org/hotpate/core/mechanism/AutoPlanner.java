@@ -31,9 +31,9 @@ import org.hotpate.core.privacy.PrivacyEvent;
  *       affordable;
  *   <li>T: the smallest threshold (least noise, most answers per step) whose worst-case release
  *       fits the planned steps in the budget, at the run filter's own planning ({@link
- *       EnsembleBudgetFilter.Config#plan}); never above a share of n ({@link
- *       #maxThresholdShare}), above which steps whose top token has less support than that share
- *       cannot answer — the budget then ends the run instead.
+ *       EnsembleBudgetFilter.Config#plan}); never above a share of n ({@link #maxThresholdShare}),
+ *       above which steps whose top token has less support than that share cannot answer — the
+ *       budget then ends the run instead.
  * </ul>
  *
  * <p>Every answered release costs α(σ1⁻²/2 + σ2⁻²) = α·(T⁻²)·(s²/2 + (√(2 ln|V|) + m)²): the cost
@@ -83,8 +83,8 @@ public final class AutoPlanner {
 
     /**
      * A plan: the mechanism's name and parameters (exactly as a job spec would give them), the
-     * threshold as a share of n, how many worst-case releases the budget admits, the steps the
-     * plan wanted, and whether the budget (rather than the planned work) set the threshold.
+     * threshold as a share of n, how many worst-case releases the budget admits, the steps the plan
+     * wanted, and whether the budget (rather than the planned work) set the threshold.
      */
     public record Plan(
             String mechanism,

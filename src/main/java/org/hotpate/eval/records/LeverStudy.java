@@ -51,10 +51,10 @@ import org.hotpate.teachers.text.Tokenizer;
  * Levers: {@code confident-gnmax:σ1:T:σ2} (the ensemble filter), {@code auto} ({@link
  * AutoPlanner}), {@code stability:σ:T} (Algorithm 2 with a distance-to-instability test: exact
  * argmax released when d + N(0, σ²) ≥ T; its δ per step is Pr[N ≥ T − 1], reported), {@code
- * scheme-a:ε:lower:upper} and {@code scheme-b:σ:threshold:rate} (individual charging with the public
- * model's coordinated proposal, per-user limits under replace-one: half the add/remove limit). This
- * is a measuring tool: its noise is secure, but it is not the job, and its numbers are what
- * docs/privacy-efficiency.md reports, not guarantees of a run.
+ * scheme-a:ε:lower:upper} and {@code scheme-b:σ:threshold:rate} (individual charging with the
+ * public model's coordinated proposal, per-user limits under replace-one: half the add/remove
+ * limit). This is a measuring tool: its noise is secure, but it is not the job, and its numbers are
+ * what docs/privacy-efficiency.md reports, not guarantees of a run.
  */
 public final class LeverStudy {
     private LeverStudy() {}
@@ -290,8 +290,7 @@ public final class LeverStudy {
                 return ensemble(
                         s,
                         budget,
-                        new ConfidentGnmaxMechanism(
-                                d(a[1]), d(a[2]), d(a[3]), v, s.n(), noise),
+                        new ConfidentGnmaxMechanism(d(a[1]), d(a[2]), d(a[3]), v, s.n(), noise),
                         lever);
             case "stability":
                 return stability(budget, d(a[1]), d(a[2]), noise);
@@ -326,18 +325,20 @@ public final class LeverStudy {
 
             @Override
             public String accounting() {
-                return String.format(Locale.ROOT, "ensemble filter, eps %.3f; %s", f.spentEpsilon(), what);
+                return String.format(
+                        Locale.ROOT, "ensemble filter, eps %.3f; %s", f.spentEpsilon(), what);
             }
         };
     }
 
     /**
-     * Algorithm 2 with a stability test: d = the fewest votes to change so that the argmax
-     * changes (sensitivity 1); release the exact argmax iff d + N_ℤ(0, σ²) ≥ T. Accounted as
+     * Algorithm 2 with a stability test: d = the fewest votes to change so that the argmax changes
+     * (sensitivity 1); release the exact argmax iff d + N_ℤ(0, σ²) ≥ T. Accounted as
      * DiscreteGaussian(σ, 1) per step in the run filter plus δ₀ = Pr[N ≥ T − 1] per step (reported:
      * when the argmax differs between neighbours, d = 1 in both).
      */
-    private static Policy stability(PrivacyBudget budget, double sigma, double t, UniformSource noise) {
+    private static Policy stability(
+            PrivacyBudget budget, double sigma, double t, UniformSource noise) {
         PrivacyEvent ev = new PrivacyEvent.DiscreteGaussian(sigma, 1);
         EnsembleBudgetFilter f =
                 EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, ev));
@@ -398,9 +399,11 @@ public final class LeverStudy {
             long upper,
             boolean[] active,
             UniformSource noise) {
-        int tau = ChargePlanning.schemeATau(budget.epsilon(), budget.delta(), eps, upper - lower) / 2;
+        int tau =
+                ChargePlanning.schemeATau(budget.epsilon(), budget.delta(), eps, upper - lower) / 2;
         Rational e = Rational.fromDouble(eps);
-        DiscreteLaplace lap = DiscreteLaplace.withScale(Rational.of(e.denominator(), e.numerator()));
+        DiscreteLaplace lap =
+                DiscreteLaplace.withScale(Rational.of(e.denominator(), e.numerator()));
         int[] charges = new int[s.n()];
         long[] stat = new long[3];
         return new Policy() {
@@ -431,8 +434,14 @@ public final class LeverStudy {
 
             @Override
             public String accounting() {
-                return "per-user tau " + tau + " (replace-one), between " + stat[0]
-                        + ", charges " + stat[1] + ", retired " + stat[2];
+                return "per-user tau "
+                        + tau
+                        + " (replace-one), between "
+                        + stat[0]
+                        + ", charges "
+                        + stat[1]
+                        + ", retired "
+                        + stat[2];
             }
         };
     }
@@ -454,8 +463,7 @@ public final class LeverStudy {
             @Override
             public int decide(Step st) {
                 PublicChargingRandomness pr =
-                        PublicChargingRandomness.of(
-                                st.randomness.stepSeed(), rate, st.proposal);
+                        PublicChargingRandomness.of(st.randomness.stepSeed(), rate, st.proposal);
                 int c = 0;
                 for (int i = 0; i < s.n(); i++) {
                     if (active[i] && st.votes[i] == st.proposal && pr.included(i)) {
@@ -472,7 +480,11 @@ public final class LeverStudy {
 
             @Override
             public String accounting() {
-                return "per-user K " + k + " (replace-one), charges " + stat[0] + ", retired "
+                return "per-user K "
+                        + k
+                        + " (replace-one), charges "
+                        + stat[0]
+                        + ", retired "
                         + stat[1];
             }
         };
@@ -499,7 +511,8 @@ public final class LeverStudy {
                                 o.getOrDefault(
                                         "public-order", "" + NgramModel.defaultPublicOrder(order))),
                         Double.parseDouble(
-                                o.getOrDefault("public-weight", "" + NgramModel.DEFAULT_PUBLIC_WEIGHT)));
+                                o.getOrDefault(
+                                        "public-weight", "" + NgramModel.DEFAULT_PUBLIC_WEIGHT)));
         PrivacyBudget b =
                 new PrivacyBudget(
                         Double.parseDouble(o.getOrDefault("epsilon", "4")),
@@ -520,19 +533,21 @@ public final class LeverStudy {
         for (String lever : o.get("lever").split(",")) {
             Result r = run(s, lever, b, g, samples);
             if (!g.sampler().equals("coordinated")) {
-                r = new Result(
-                        r.lever() + " (" + g.sampler() + ")",
-                        r.tokens(),
-                        r.sequences(),
-                        r.started(),
-                        r.nonEmptyShare(),
-                        r.fidelity(),
-                        r.steps(),
-                        r.fails(),
-                        r.accounting(),
-                        r.seconds());
+                r =
+                        new Result(
+                                r.lever() + " (" + g.sampler() + ")",
+                                r.tokens(),
+                                r.sequences(),
+                                r.started(),
+                                r.nonEmptyShare(),
+                                r.fidelity(),
+                                r.steps(),
+                                r.fails(),
+                                r.accounting(),
+                                r.seconds());
             }
-            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(r));
+            System.out.println(
+                    new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(r));
         }
     }
 }

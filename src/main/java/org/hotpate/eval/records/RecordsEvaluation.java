@@ -319,9 +319,7 @@ public final class RecordsEvaluation {
                         : Fidelity.of(
                                 recs.stream().map(RecordsCorpus.Rec::text).toList(),
                                 publicTexts(
-                                        o.publicFile(),
-                                        o.fields().textField(),
-                                        Integer.MAX_VALUE));
+                                        o.publicFile(), o.fields().textField(), Integer.MAX_VALUE));
         Context ctx =
                 new Context(
                         o, tok, vocab, n, classes, teachers, publicModel, prompts, byUser, users);
@@ -538,7 +536,6 @@ public final class RecordsEvaluation {
                         : PateTextGeneration.cold(mech, c.n());
         return generate(m, c, d);
     }
-
 
     private static HotPateHomogeneousMechanism hotPate(double sigma, int vocab, int n) {
         return new HotPateHomogeneousMechanism(
@@ -921,8 +918,11 @@ public final class RecordsEvaluation {
     /** PATEin's consistency τ (paper default 0.9): the threshold is τ·m of the m routed votes. */
     static final double PATEIN_CONSISTENCY = 0.9;
 
-    /** The first {@code max} non-empty texts of a public file (JSONL field, or plain lines). */
-    static List<String> publicTexts(Path file, String field, int max) throws Exception {
+    /**
+     * The first {@code max} non-empty texts of a file (JSONL(.gz) with the text in {@code field},
+     * or plain lines).
+     */
+    public static List<String> publicTexts(Path file, String field, int max) throws Exception {
         List<String> out = new ArrayList<>();
         com.fasterxml.jackson.databind.ObjectMapper json =
                 new com.fasterxml.jackson.databind.ObjectMapper();
@@ -1061,8 +1061,8 @@ public final class RecordsEvaluation {
 
     /**
      * Up to 8 outputs, decoded; tokens that came from the public model rather than the private
-     * aggregate (a ⊥ filled by the public fallback) are shown inside {@link #PUBLIC_OPEN} …
-     * {@link #PUBLIC_CLOSE}, so a sample never passes public filler off as private text.
+     * aggregate (a ⊥ filled by the public fallback) are shown inside {@link #PUBLIC_OPEN} … {@link
+     * #PUBLIC_CLOSE}, so a sample never passes public filler off as private text.
      */
     static List<String> decodeSamples(Output out, Tokenizer tok, List<String> classes) {
         List<String> s = new ArrayList<>();

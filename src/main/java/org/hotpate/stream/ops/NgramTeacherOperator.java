@@ -70,6 +70,8 @@ public final class NgramTeacherOperator
             int topK,
             int maxPerUser,
             String publicFile,
+            int publicOrder,
+            double publicWeight,
             String textField,
             long retentionMs)
             implements java.io.Serializable {}
@@ -106,7 +108,8 @@ public final class NgramTeacherOperator
         records = getRuntimeContext().getState(RECORDS);
         Tokenizer t = Tokenizer.named(settings.tokenizer());
         NgramModel publicModel =
-                PublicModels.load(settings.publicFile(), settings.textField(), t, settings.order());
+                PublicModels.load(
+                        settings.publicFile(), settings.textField(), t, settings.publicOrder());
         ContextStore store =
                 new ContextStore() {
                     @Override
@@ -133,7 +136,12 @@ public final class NgramTeacherOperator
                 };
         model =
                 new NgramModel(
-                        settings.order(), t.vocabularySize(), t.endOfText(), store, publicModel);
+                        settings.order(),
+                        t.vocabularySize(),
+                        t.endOfText(),
+                        store,
+                        publicModel,
+                        settings.publicWeight());
         overLimit = getRuntimeContext().getMetricGroup().counter("recordsOverUserLimit");
         answers = getRuntimeContext().getMetricGroup().counter("answers");
     }

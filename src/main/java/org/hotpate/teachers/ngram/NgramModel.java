@@ -31,11 +31,11 @@ import java.util.TreeMap;
  * where N1+(h·) is the number of distinct followers of h. Below the empty context the recursion
  * ends in the <b>backoff</b>: a public model of the same kind (built only from public text), or the
  * uniform distribution 1/|V| when there is none, scaled by the <b>backoff weight</b> γ ∈ (0, 1]
- * ({@code teacher.public-weight}; 1 = plain Witten–Bell): with γ &lt; 1 the share (1 − γ) of the mass
- * a private model would hand to the public model is left unlisted, so it abstains (it never
+ * ({@code teacher.public-weight}; 1 = plain Witten–Bell): with γ &lt; 1 the share (1 − γ) of the
+ * mass a private model would hand to the public model is left unlisted, so it abstains (it never
  * coordinates across teachers) instead of voting what the public model would say. The teacher's own
- * counts keep their full weight. Private counts of one model never enter another
- * model: a private model reads only its own store and the public model.
+ * counts keep their full weight. Private counts of one model never enter another model: a private
+ * model reads only its own store and the public model.
  *
  * <p>{@link #next} lists the {@code topK} most likely tokens among those with a count at some level
  * (private or public); tokens that have only the uniform share are never listed, and the unlisted
@@ -48,9 +48,9 @@ public final class NgramModel {
 
     /**
      * {@code teacher.public-order}'s default for a private model of order {@code order}: at most a
-     * bigram. A public model as long as the private one makes every teacher continue a public
-     * text verbatim once the prefix matches it (the teachers then agree on copying public
-     * sentences); a bigram backoff keeps the public model's fluency without its sentences
+     * bigram. A public model as long as the private one makes every teacher continue a public text
+     * verbatim once the prefix matches it (the teachers then agree on copying public sentences); a
+     * bigram backoff keeps the public model's fluency without its sentences
      * (docs/privacy-efficiency.md, "teacher's public backoff").
      */
     public static int defaultPublicOrder(int order) {

@@ -49,7 +49,8 @@ class AutoPlannerTest {
         assertThat(p.plannedSteps()).isEqualTo(576);
         assertThat(p.affordableReleases()).isEqualTo(affordable(b, p.params()));
         assertThat(p.affordableReleases()).isGreaterThanOrEqualTo(576);
-        // a threshold 1 % lower (less noise) no longer covers the plan: the smallest, up to rounding
+        // a threshold 1 % lower (less noise) no longer covers the plan: the smallest, up to
+        // rounding
         double t = p.params().get("threshold") * 0.99;
         double perSigma2 = Math.sqrt(2 * Math.log(CL100K)) + AutoPlanner.ARGMAX_MARGIN;
         Map<String, Double> lower =
@@ -61,8 +62,7 @@ class AutoPlannerTest {
     void budgetLimitedPlan_usesTheLargestUsefulThreshold() {
         AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 12_000);
         assertThat(p.budgetLimited()).isTrue();
-        assertThat(p.thresholdShare())
-                .isCloseTo(AutoPlanner.maxThresholdShare(true), within(1e-4));
+        assertThat(p.thresholdShare()).isCloseTo(AutoPlanner.maxThresholdShare(true), within(1e-4));
         assertThat(p.affordableReleases()).isLessThan(p.plannedSteps());
         AutoPlanner.Plan homogeneous = plan(10_000, 1050, false, 1, 1_000_000);
         assertThat(homogeneous.thresholdShare())
@@ -80,7 +80,8 @@ class AutoPlannerTest {
 
     @Test
     void deterministic_aFunctionOfThePublicInputsOnly() {
-        assertThat(plan(DEMO_N, CL100K, true, 4, 288)).isEqualTo(plan(DEMO_N, CL100K, true, 4, 288));
+        assertThat(plan(DEMO_N, CL100K, true, 4, 288))
+                .isEqualTo(plan(DEMO_N, CL100K, true, 4, 288));
         assertThat(plan(DEMO_N, CL100K, true, 4, 288).explanation())
                 .contains("confident-gnmax")
                 .contains("threshold")

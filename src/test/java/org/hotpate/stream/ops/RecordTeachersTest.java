@@ -102,7 +102,7 @@ class RecordTeachersTest {
         var fn =
                 new NgramTeacherOperator(
                         new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1000, "", "text", 600_000));
+                                "cl100k_base", 2, 8, 1000, "", 2, 1.0, "text", 600_000));
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
                         fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);
@@ -134,7 +134,7 @@ class RecordTeachersTest {
         var fn =
                 new NgramTeacherOperator(
                         new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1, "", "text", 600_000));
+                                "cl100k_base", 2, 8, 1, "", 2, 1.0, "text", 600_000));
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
                         fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);

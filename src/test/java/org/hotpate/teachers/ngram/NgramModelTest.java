@@ -158,8 +158,8 @@ class NgramModelTest {
 
     /**
      * With backoff weight γ the model keeps its own counts' mass and hands the backoff only γ of
-     * its share: Σ_w P(w | h) = 1 − (1 − γ)·Π d/(t + d) over the non-empty levels, and the
-     * unlisted remainder abstains.
+     * its share: Σ_w P(w | h) = 1 − (1 − γ)·Π d/(t + d) over the non-empty levels, and the unlisted
+     * remainder abstains.
      */
     @Test
     void backoffWeightScalesOnlyThePublicShare() throws Exception {

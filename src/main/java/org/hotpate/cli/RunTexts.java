@@ -1,0 +1,132 @@
+package org.hotpate.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.hotpate.eval.Fidelity;
+import org.hotpate.eval.records.RecordsEvaluation;
+import org.hotpate.stream.JobConfig;
+
+/**
+ * After a run: a readable sample of the synthetic texts (from the public {@code records.jsonl}) on
+ * the console, and — for a records run whose private records come from {@code records.file} and
+ * whose teachers have a {@code teacher.public-file} — the fidelity of the texts (does the output
+ * read like the private records rather than the public text; {@link Fidelity}) and the share of
+ * started records with at least one private token, added to the operator-only {@code
+ * operator.json}. Both figures are computed from private data: they go to the operator's console
+ * and file, never to {@code summary.json}.
+ */
+final class RunTexts {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How many texts the console shows. */
+    static final int SAMPLE = 8;
+
+    private RunTexts() {}
+
+    /** The texts of {@code records.jsonl}, and the records whose sequence started. */
+    record Texts(List<String> texts, int started, int nonEmpty) {}
+
+    static Texts read(Path recordsJsonl) throws IOException {
+        List<String> texts = new ArrayList<>();
+        int started = 0;
+        int nonEmpty = 0;
+        try (BufferedReader r = Files.newBufferedReader(recordsJsonl)) {
+            for (String line; (line = r.readLine()) != null; ) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode o = JSON.readTree(line);
+                if ("NOT_STARTED".equals(o.path("finishReason").asText())) {
+                    continue;
+                }
+                started++;
+                String text = o.path("text").asText("");
+                texts.add(text);
+                if (o.path("tokens").size() - o.path("fallbacks").asInt(0) > 0) {
+                    nonEmpty++;
+                }
+            }
+        }
+        return new Texts(texts, started, nonEmpty);
+    }
+
+    /** Prints the sample and, where it can be computed, writes the fidelity into operator.json. */
+    static void report(JobConfig cfg, Path outDir, PrintStream err) {
+        Path records = outDir.resolve("records.jsonl");
+        Texts t;
+        try {
+            t = read(records);
+        } catch (IOException e) {
+            err.println("hotpate run: could not read " + records + ": " + e.getMessage());
+            return;
+        }
+        List<String> shown = t.texts().stream().filter(s -> !s.isBlank()).limit(SAMPLE).toList();
+        err.println(
+                "hotpate run: synthetic texts ("
+                        + t.nonEmpty()
+                        + " of "
+                        + t.started()
+                        + " records have private tokens; all in "
+                        + records
+                        + "):");
+        for (String s : shown) {
+            err.println("  " + JSON.valueToTree(s)); // quoted: control characters stay visible
+        }
+        if (!cfg.ensemble().fromRecords()) {
+            return;
+        }
+        String privateFile = cfg.records().file();
+        String publicFile = cfg.records().teacher().publicFile();
+        if (privateFile.isEmpty() || publicFile.isEmpty()) {
+            err.println(
+                    "hotpate run: fidelity not computed (it needs records.file and"
+                            + " teacher.public-file)");
+            return;
+        }
+        try {
+            String field = cfg.records().fields().textField();
+            Fidelity f =
+                    Fidelity.of(
+                            RecordsEvaluation.publicTexts(
+                                    Path.of(privateFile), field, Integer.MAX_VALUE),
+                            RecordsEvaluation.publicTexts(
+                                    Path.of(publicFile), field, Integer.MAX_VALUE));
+            Fidelity.Summary s = f.summarize(t.texts());
+            double nonEmptyShare = t.started() == 0 ? 0 : t.nonEmpty() / (double) t.started();
+            Path op = outDir.resolve("operator.json");
+            ObjectNode o =
+                    Files.exists(op)
+                            ? (ObjectNode) JSON.readTree(op.toFile())
+                            : JSON.createObjectNode();
+            if (Double.isNaN(s.fidelity())) {
+                o.putNull("fidelity");
+            } else {
+                o.put("fidelity", s.fidelity());
+            }
+            o.put("fidelityRecords", s.scored());
+            o.put("nonEmptyShare", nonEmptyShare);
+            o.put("recordsStarted", t.started());
+            JSON.writerWithDefaultPrettyPrinter().writeValue(op.toFile(), o);
+            err.println(
+                    String.format(
+                            Locale.ROOT,
+                            "hotpate run: fidelity %+.3f over %d records (private vs public"
+                                    + " word-bigram log-likelihood ratio per word; operator-only,"
+                                    + " in operator.json); %.0f%% of started records non-empty",
+                            s.fidelity(),
+                            s.scored(),
+                            100 * nonEmptyShare));
+        } catch (Exception e) {
+            err.println("hotpate run: fidelity not computed: " + e.getMessage());
+        }
+    }
+}
