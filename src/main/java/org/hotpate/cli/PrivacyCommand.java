@@ -9,6 +9,7 @@ import java.util.Set;
 import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.SchemeBStep;
+import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.EpsilonAtOrder;
 import org.hotpate.core.privacy.OrderGrid;
@@ -90,6 +91,10 @@ public final class PrivacyCommand implements Command {
                       W = U - L) with target charging -> τ, the charges per teacher (δ split in
                       halves). [--sample-rate R]: echoed
                   "epsilon_per_user": the ε at --delta a teacher reaches at K (τ) charges
+                  --mechanism auto --teachers N --vocabulary V --kind homogeneous|heterogeneous
+                      --positions P   what mechanism: {name: auto} chooses for a run of n teachers,
+                      |V| tokens and P = sequences x max-steps planned tokens: the mechanism, its
+                      parameters and why (docs/privacy-efficiency.md; public inputs only)
                   --mechanism and --scheme may be combined; output keys "ensemble", "per_teacher".
                   --orders A1,..      orders for --mechanism (default: dp_accounting's default grid)
                   --conversion improved|classic   (default improved)
@@ -259,7 +264,11 @@ public final class PrivacyCommand implements Command {
                                 "lower",
                                 "upper",
                                 "orders",
-                                "conversion"),
+                                "conversion",
+                                "teachers",
+                                "vocabulary",
+                                "kind",
+                                "positions"),
                         Set.of());
         noPositional(a);
         double eps = positive(a, "epsilon");
@@ -287,6 +296,9 @@ public final class PrivacyCommand implements Command {
 
     private static Map<String, Object> planMechanism(CliArgs a, PrivacyBudget budget) {
         String mech = a.required("mechanism");
+        if (mech.equals(AutoPlanner.NAME)) {
+            return planAuto(a, budget);
+        }
         OrderGrid grid = OrderGrid.of(orders(a, OrderGrid.dpAccountingDefault().orders()));
         double[] perAnswered;
         Map<String, Object> m = new LinkedHashMap<>();
@@ -335,6 +347,35 @@ public final class PrivacyCommand implements Command {
             m.put("epsilon_spent", e.epsilon());
             m.put("order", e.order());
         }
+        return m;
+    }
+
+    /** {@code --mechanism auto}: the plan a job spec's {@code mechanism: {name: auto}} gets. */
+    private static Map<String, Object> planAuto(CliArgs a, PrivacyBudget budget) {
+        int n = a.intValue("teachers", null);
+        int v = a.intValue("vocabulary", null);
+        long positions = a.longValue("positions", null);
+        String kind = a.required("kind");
+        if (n < 1 || v < 1 || positions < 1) {
+            throw new UsageException("--teachers, --vocabulary and --positions must be >= 1");
+        }
+        if (!kind.equals("homogeneous") && !kind.equals("heterogeneous")) {
+            throw new UsageException(
+                    "--kind must be homogeneous or heterogeneous; got '" + kind + "'");
+        }
+        AutoPlanner.Plan p =
+                AutoPlanner.plan(
+                        new AutoPlanner.Inputs(
+                                n, v, kind.equals("heterogeneous"), budget, positions));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mechanism", AutoPlanner.NAME);
+        m.put("chosen", p.mechanism());
+        m.put("params", p.params());
+        m.put("threshold_share", p.thresholdShare());
+        m.put("affordable_releases", p.affordableReleases());
+        m.put("planned_steps", p.plannedSteps());
+        m.put("budget_limited", p.budgetLimited());
+        m.put("explanation", p.explanation());
         return m;
     }
 

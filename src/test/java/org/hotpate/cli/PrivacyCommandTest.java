@@ -415,4 +415,63 @@ class PrivacyCommandTest {
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("cost", "convert", "plan", "--vocabulary", "--conversion", "--scheme");
     }
+
+    /** --mechanism auto prints what a spec's mechanism: {name: auto} gets, and why. */
+    @Test
+    void planAuto_printsThePlanOfASpec() throws Exception {
+        JsonNode j =
+                json(
+                        "privacy",
+                        "plan",
+                        "--mechanism",
+                        "auto",
+                        "--teachers",
+                        "2284",
+                        "--vocabulary",
+                        "100277",
+                        "--kind",
+                        "heterogeneous",
+                        "--positions",
+                        "288",
+                        "--epsilon",
+                        "4",
+                        "--delta",
+                        "1e-6");
+        JsonNode e = j.get("ensemble");
+        assertThat(e.get("mechanism").asText()).isEqualTo("auto");
+        assertThat(e.get("chosen").asText()).isEqualTo("confident-gnmax");
+        org.hotpate.core.mechanism.AutoPlanner.Plan p =
+                org.hotpate.core.mechanism.AutoPlanner.plan(
+                        new org.hotpate.core.mechanism.AutoPlanner.Inputs(
+                                2284,
+                                100277,
+                                true,
+                                new org.hotpate.core.privacy.PrivacyBudget(4, 1e-6),
+                                288));
+        assertThat(e.get("params").get("threshold").asDouble())
+                .isEqualTo(p.params().get("threshold"));
+        assertThat(e.get("planned_steps").asLong()).isEqualTo(576);
+        assertThat(e.get("budget_limited").asBoolean()).isFalse();
+        assertThat(e.get("explanation").asText()).isEqualTo(p.explanation());
+        assertThat(
+                        run(
+                                "privacy",
+                                "plan",
+                                "--mechanism",
+                                "auto",
+                                "--teachers",
+                                "10",
+                                "--vocabulary",
+                                "50",
+                                "--kind",
+                                "other",
+                                "--positions",
+                                "5",
+                                "--epsilon",
+                                "1",
+                                "--delta",
+                                "1e-6"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--kind");
+    }
 }

@@ -312,6 +312,7 @@ public final class LeverStudy {
         PrivacyEvent worst = m.worstCaseEvent();
         EnsembleBudgetFilter f =
                 EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
+        long[] noiseTokens = new long[1];
         return new Policy() {
             @Override
             public int decide(Step st) {
@@ -320,13 +321,20 @@ public final class LeverStudy {
                 }
                 var r = m.release(st.histogram);
                 f.charge(r.event(), worst);
+                if (!r.isFail() && st.histogram.count(r.token().getAsInt()) == 0) {
+                    noiseTokens[0]++; // a token no teacher voted for won the noisy argmax
+                }
                 return r.isFail() ? -1 : r.token().getAsInt();
             }
 
             @Override
             public String accounting() {
                 return String.format(
-                        Locale.ROOT, "ensemble filter, eps %.3f; %s", f.spentEpsilon(), what);
+                        Locale.ROOT,
+                        "ensemble filter, eps %.3f; noise tokens %d; %s",
+                        f.spentEpsilon(),
+                        noiseTokens[0],
+                        what);
             }
         };
     }
