@@ -18,6 +18,7 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.KafkaClients;
 import org.hotpate.stream.Topic;
@@ -124,7 +125,7 @@ public final class LedgerCommand implements Command {
                 records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
             }
         } else if (a.has("bootstrap")) {
-            String topic = a.string("topic", "hotpate.budget-ledger");
+            String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
             where = "kafka " + a.string("bootstrap", null) + " " + topic;
             records =
                     BudgetLedgerIo.readTopic(
@@ -132,11 +133,7 @@ public final class LedgerCommand implements Command {
                             topic,
                             Duration.ofSeconds(60));
         } else {
-            Path dir =
-                    Path.of(
-                            a.string(
-                                    "ledger-dir",
-                                    System.getProperty("user.home") + "/.hotpate/ledger"));
+            Path dir = ledgerDir(a);
             where = "local " + dir.toAbsolutePath();
             records = BudgetLedgerIo.readLocal(dir, dataset);
         }
@@ -203,7 +200,7 @@ public final class LedgerCommand implements Command {
             } else if (dataset == null) {
                 throw new UsageException("ledger teachers needs --run DIR or --dataset ID");
             } else if (a.has("bootstrap")) {
-                String topic = a.string("topic", "hotpate.budget-ledger");
+                String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
                 where = "kafka " + a.string("bootstrap", null) + " " + topic;
                 spends =
                         BudgetLedgerIo.readTeachersTopic(
@@ -212,11 +209,7 @@ public final class LedgerCommand implements Command {
                                 topic,
                                 Duration.ofSeconds(60));
             } else {
-                Path dir =
-                        Path.of(
-                                a.string(
-                                        "ledger-dir",
-                                        System.getProperty("user.home") + "/.hotpate/ledger"));
+                Path dir = ledgerDir(a);
                 where = "local " + dir.toAbsolutePath();
                 spends = BudgetLedgerIo.readTeachersLocal(dir, dataset);
             }
@@ -349,5 +342,13 @@ public final class LedgerCommand implements Command {
 
     private static String fmt(com.fasterxml.jackson.databind.JsonNode n) {
         return n == null || n.isNull() ? "none" : String.format("%.4f", n.asDouble());
+    }
+
+    /**
+     * {@code --ledger-dir}, else the default of {@code budget.ledger-dir} (~ = the user's home).
+     */
+    private static Path ledgerDir(CliArgs a) {
+        return JobConfig.expandHome(
+                a.string("ledger-dir", JobOptions.BUDGET_LEDGER_DIR.defaultValue()));
     }
 }

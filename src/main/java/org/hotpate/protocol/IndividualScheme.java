@@ -78,14 +78,6 @@ public final class IndividualScheme implements Serializable {
     }
 
     /**
-     * Whether charges are known at vote time (Scheme B: every involvement, any outcome); otherwise
-     * they depend on the released outcome (Scheme A: only BETWEEN charges).
-     */
-    public boolean chargesAtVote() {
-        return plan instanceof SchemeBStep.Plan;
-    }
-
-    /**
      * What a teacher's stored charge count means: the scheme and the parameters that fix the unit
      * and the limit. Charges carry over between runs on a dataset only under the same plan.
      */

@@ -358,7 +358,12 @@ public final class JobConfig implements Serializable {
 
     /** {@code budget.ledger-dir} with a leading {@code ~} expanded to the user's home. */
     public Path ledgerDir() {
-        String d = budget().ledgerDir();
+        return expandHome(budget().ledgerDir());
+    }
+
+    /** {@code dir} as an absolute path, a leading {@code ~} expanded to the user's home. */
+    public static Path expandHome(String dir) {
+        String d = dir;
         if (d.equals("~") || d.startsWith("~/")) {
             d = System.getProperty("user.home") + d.substring(1);
         }
