@@ -23,6 +23,7 @@ import org.hotpate.core.noise.UniformSource;
  *   <tr><td>lnmax</td><td>scale (R)</td><td>{@link LnmaxMechanism}</td></tr>
  *   <tr><td>gnmax</td><td>sigma (R)</td><td>{@link GnmaxMechanism}</td></tr>
  *   <tr><td>confident-gnmax</td><td>sigma1, sigma2, threshold (R)</td><td>{@link ConfidentGnmaxMechanism}</td></tr>
+ *   <tr><td>checked-gnmax</td><td>sigma1, sigma2, threshold, sigma3, check-threshold (R)</td><td>{@link CheckedGnmaxMechanism}</td></tr>
  *   <tr><td>hot-pate</td><td>sigma, or sigma1 and sigma2 (R); beta_fail (O, 1e-3)</td><td>{@link HotPateHomogeneousMechanism}</td></tr>
  *   <tr><td>hot-pate-heterogeneous</td><td>epsilon, delta (R); sample_size (O)</td><td>{@link HotPateHeterogeneousMechanism}</td></tr>
  * </table>
@@ -44,6 +45,10 @@ public final class Mechanisms {
         spec(LnmaxMechanism.NAME, List.of("scale"), List.of());
         spec(GnmaxMechanism.NAME, List.of("sigma"), List.of());
         spec(ConfidentGnmaxMechanism.NAME, List.of("sigma1", "sigma2", "threshold"), List.of());
+        spec(
+                CheckedGnmaxMechanism.NAME,
+                List.of("sigma1", "sigma2", "threshold", "sigma3", "check-threshold"),
+                List.of());
         spec(
                 HotPateHomogeneousMechanism.NAME,
                 List.of(),
@@ -148,6 +153,16 @@ public final class Mechanisms {
                             p.get("sigma1"),
                             p.get("threshold"),
                             p.get("sigma2"),
+                            vocabularySize,
+                            teachers,
+                            noise);
+            case CheckedGnmaxMechanism.NAME ->
+                    new CheckedGnmaxMechanism(
+                            p.get("sigma1"),
+                            p.get("threshold"),
+                            p.get("sigma2"),
+                            p.get("sigma3"),
+                            p.get("check-threshold"),
                             vocabularySize,
                             teachers,
                             noise);

@@ -292,6 +292,16 @@ public final class LeverStudy {
                         budget,
                         new ConfidentGnmaxMechanism(d(a[1]), d(a[2]), d(a[3]), v, s.n(), noise),
                         lever);
+            case "checked":
+                return checked(
+                        s,
+                        budget,
+                        d(a[1]),
+                        d(a[2]),
+                        d(a[3]),
+                        d(a[4]),
+                        a.length > 5 ? d(a[5]) : d(a[2]),
+                        noise);
             case "stability":
                 return stability(budget, d(a[1]), d(a[2]), noise);
             case "scheme-a":
@@ -335,6 +345,66 @@ public final class LeverStudy {
                         f.spentEpsilon(),
                         noiseTokens[0],
                         what);
+            }
+        };
+    }
+
+    /**
+     * Confident-GNMax whose answer is checked: after the noisy argmax j, j is released only if c_j
+     * + N_ℤ(0, σ3²) ≥ T (a sensitivity-1 count of the chosen token; adaptive composition), else ⊥.
+     */
+    private static Policy checked(
+            Setup s,
+            PrivacyBudget budget,
+            double s1,
+            double t,
+            double s2,
+            double s3,
+            double checkThreshold,
+            UniformSource noise) {
+        ConfidentGnmaxMechanism m =
+                new ConfidentGnmaxMechanism(s1, t, s2, s.tok().vocabularySize(), s.n(), noise);
+        PrivacyEvent check = new PrivacyEvent.DiscreteGaussian(s3, 1);
+        PrivacyEvent worst =
+                new PrivacyEvent.Composed(java.util.List.of(m.worstCaseEvent(), check));
+        EnsembleBudgetFilter f =
+                EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
+        DiscreteGaussian g3 = DiscreteGaussian.withSigma(s3);
+        long[] st = new long[3];
+        return new Policy() {
+            @Override
+            public int decide(Step step) {
+                if (!f.canAfford(worst)) {
+                    return -2;
+                }
+                var r = m.release(step.histogram);
+                if (r.isFail()) {
+                    f.charge(r.event(), worst);
+                    return -1;
+                }
+                f.charge(new PrivacyEvent.Composed(java.util.List.of(r.event(), check)), worst);
+                int j = r.token().getAsInt();
+                int c = step.histogram.count(j);
+                if (c + g3.sample(noise.forCurrentThread()) < checkThreshold) {
+                    st[c == 0 ? 0 : 1]++;
+                    return -1;
+                }
+                if (c == 0) {
+                    st[2]++;
+                }
+                return j;
+            }
+
+            @Override
+            public String accounting() {
+                return String.format(
+                        Locale.ROOT,
+                        "ensemble filter, eps %.3f; checked out: %d noise, %d voted; noise"
+                                + " released %d",
+                        f.spentEpsilon(),
+                        st[0],
+                        st[1],
+                        st[2]);
             }
         };
     }

@@ -26,6 +26,7 @@ class MechanismsTest {
                         "lnmax",
                         "gnmax",
                         "confident-gnmax",
+                        "checked-gnmax",
                         "hot-pate",
                         "hot-pate-heterogeneous");
         assertThat(create("targmax", Map.of("threshold", 5.0))).isInstanceOf(ThresholdArgmax.class);

@@ -119,13 +119,13 @@ public final class DpTestSupport {
      * directions give the same value by symmetry): the tightest δ at ε of a mechanism that
      * post-processes integer counts plus independent discrete Gaussians whose neighbouring inputs
      * differ by the integer shifts s_i. Brute force over ±(14σ + |s| + 2) per coordinate (the tail
-     * mass left out is below e^{−98}); up to 3 coordinates.
+     * mass left out is below e^{−98}); up to 4 coordinates.
      */
     public static double discreteGaussianDelta(
             double epsilon, double[] sigmaSquared, int[] shifts) {
         int d = sigmaSquared.length;
-        if (d != shifts.length || d < 1 || d > 3) {
-            throw new IllegalArgumentException("need 1..3 coordinates with matching shifts");
+        if (d != shifts.length || d < 1 || d > 4) {
+            throw new IllegalArgumentException("need 1..4 coordinates with matching shifts");
         }
         double[][] p = new double[d][];
         double[][] q = new double[d][];
