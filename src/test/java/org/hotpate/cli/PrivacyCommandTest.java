@@ -439,7 +439,7 @@ class PrivacyCommandTest {
                         "1e-6");
         JsonNode e = j.get("ensemble");
         assertThat(e.get("mechanism").asText()).isEqualTo("auto");
-        assertThat(e.get("chosen").asText()).isEqualTo("confident-gnmax");
+        assertThat(e.get("chosen").asText()).isEqualTo("checked-gnmax");
         org.hotpate.core.mechanism.AutoPlanner.Plan p =
                 org.hotpate.core.mechanism.AutoPlanner.plan(
                         new org.hotpate.core.mechanism.AutoPlanner.Inputs(

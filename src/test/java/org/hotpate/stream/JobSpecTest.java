@@ -59,8 +59,9 @@ class JobSpecTest {
                 generation: {sequences: 24, max-steps: 12}
                 """,
                         "x");
-        assertThat(c.mechanism().name()).isEqualTo("confident-gnmax");
-        assertThat(c.mechanism().params()).containsKeys("sigma1", "threshold", "sigma2");
+        assertThat(c.mechanism().name()).isEqualTo("checked-gnmax");
+        assertThat(c.mechanism().params())
+                .containsKeys("sigma1", "threshold", "sigma2", "sigma3", "check-threshold");
         org.hotpate.core.mechanism.AutoPlanner.Plan p = c.mechanismPlan().orElseThrow();
         assertThat(p)
                 .isEqualTo(

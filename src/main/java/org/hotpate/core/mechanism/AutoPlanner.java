@@ -18,38 +18,43 @@ import org.hotpate.core.privacy.PrivacyEvent;
  * itself reveals nothing about the private data and the run's guarantee is the budget's, whatever
  * is chosen (docs/privacy-efficiency.md, "auto").
  *
- * <p><b>What it picks.</b> Confident-GNMax (Papernot et al. 2018, Alg. 1; its guarantee is the
- * mechanism's, see {@link ConfidentGnmaxMechanism}) with its three parameters tied to one threshold
- * T:
+ * <p><b>What it picks.</b> {@link CheckedGnmaxMechanism} (Confident-GNMax whose answer must clear a
+ * noisy check of its own count; its guarantee is the mechanism's) with its parameters tied to one
+ * threshold T:
  *
  * <ul>
- *   <li>σ2 = T / (√(2 ln |V|) + {@value #ARGMAX_MARGIN}) — the largest of |V| zero-count noisy
- *       counts is about σ2·√(2 ln |V|), so a token at the threshold still beats every token nobody
- *       voted for: the noisy argmax does not release noise tokens;
  *   <li>σ1 = T / {@value #THRESHOLD_SPREAD} — the threshold test is cheap (⊥ costs α/(2σ1²), a
- *       tenth of an answer), so resampling a position whose first draw found no consensus is
+ *       sixth of an answer), so resampling a position whose first draw found no consensus is
  *       affordable;
- *   <li>T: the smallest threshold (least noise, most answers per step) whose worst-case release
- *       fits the planned steps in the budget, at the run filter's own planning ({@link
- *       EnsembleBudgetFilter.Config#plan}); never above a share of n ({@link #maxThresholdShare}),
- *       above which steps whose top token has less support than that share cannot answer — the
- *       budget then ends the run instead.
+ *   <li>σ2 = T / {@value #ARGMAX_SPREAD} — GNMax is the dearest step (α/σ2²); over an LLM-sized
+ *       vocabulary its noise alone would often hand the answer to a token nobody voted for, which
+ *       the check rejects, so σ2 can be this large;
+ *   <li>σ3 = T / {@value #CHECK_SPREAD} and check threshold T — a token nobody voted for passes the
+ *       check with probability Pr[N_ℤ(0, σ3²) ≥ T] ≈ 3·10⁻⁵;
+ *   <li>T: the smallest threshold (least noise) whose worst-case release fits the planned steps in
+ *       the budget, at the run filter's own planning ({@link EnsembleBudgetFilter.Config#plan});
+ *       never above a share of n ({@link #maxThresholdShare}), above which steps whose top token
+ *       has less support than that share cannot answer — the budget then ends the run instead.
  * </ul>
  *
- * <p>Every answered release costs α(σ1⁻²/2 + σ2⁻²) = α·(T⁻²)·(s²/2 + (√(2 ln|V|) + m)²): the cost
- * falls with T², so when the budget is the limit the planner takes the largest useful T.
+ * <p>An answered release costs α(σ1⁻²/2 + σ2⁻² + σ3⁻²/2) = α·28.5/T²: the cost falls with T², so
+ * when the budget is the limit the planner takes the largest useful T. |V| is an input for
+ * validation; with the check in place the plan does not depend on it.
  *
- * <p>The measured levers behind these choices (stability release, sparse vector, subsampling,
- * individual charging) are in docs/privacy-efficiency.md; the planner offers only what paid.
+ * <p>The measured levers behind these choices (Confident-GNMax alone, a stability release,
+ * individual charging, the teachers' public backoff) are in docs/privacy-efficiency.md.
  */
 public final class AutoPlanner {
     public static final String NAME = "auto";
 
-    /** Margin, in σ2, of a threshold-level count over the largest zero-count noise. */
-    public static final double ARGMAX_MARGIN = 1.2;
-
     /** T / σ1. */
     public static final double THRESHOLD_SPREAD = 3.0;
+
+    /** T / σ2. */
+    public static final double ARGMAX_SPREAD = 4.0;
+
+    /** T / σ3 (the check threshold is T). */
+    public static final double CHECK_SPREAD = 4.0;
 
     /** Expected steps per released token assumed by the plan (a ⊥ is resampled). */
     public static final double STEPS_PER_TOKEN = 2.0;
@@ -101,13 +106,16 @@ public final class AutoPlanner {
         public String explanation() {
             return String.format(
                     Locale.ROOT,
-                    "%s with sigma1 %.1f, threshold %.1f (%.1f%% of the teachers), sigma2 %.1f: %s"
-                            + " (%d worst-case releases fit the budget; the plan needed %d)",
+                    "%s with sigma1 %.1f, threshold %.1f (%.1f%% of the teachers), sigma2 %.1f,"
+                            + " sigma3 %.1f, check-threshold %.1f: %s (%d worst-case releases fit"
+                            + " the budget; the plan needed %d)",
                     mechanism,
                     params.get("sigma1"),
                     params.get("threshold"),
                     100 * thresholdShare,
                     params.get("sigma2"),
+                    params.get("sigma3"),
+                    params.get("check-threshold"),
                     budgetLimited
                             ? "the budget ends the run, so the threshold is the largest useful"
                             : "the smallest noise whose releases cover the planned work",
@@ -130,23 +138,22 @@ public final class AutoPlanner {
     public static Plan plan(Inputs in) {
         checkNotNull("inputs", in);
         long steps = (long) Math.ceil(in.plannedPositions() * STEPS_PER_TOKEN);
-        double perSigma2 = Math.sqrt(2 * Math.log(in.vocabularySize())) + ARGMAX_MARGIN;
-        double hi = Math.max(perSigma2, maxThresholdShare(in.heterogeneous()) * in.teachers());
-        double lo = perSigma2; // σ2 ≥ 1: below that the noise no longer hides a vote
-        boolean budgetLimited = affordable(in, params(hi, perSigma2)) < steps;
+        double lo = ARGMAX_SPREAD; // σ ≥ 1: below that the noise no longer hides a vote
+        double hi = Math.max(lo, maxThresholdShare(in.heterogeneous()) * in.teachers());
+        boolean budgetLimited = affordable(in, params(hi)) < steps;
         if (!budgetLimited) {
             for (int i = 0; i < 80 && hi - lo > 0.1; i++) {
                 double mid = (lo + hi) / 2;
-                if (affordable(in, params(mid, perSigma2)) >= steps) {
+                if (affordable(in, params(mid)) >= steps) {
                     hi = mid;
                 } else {
                     lo = mid;
                 }
             }
         }
-        Map<String, Double> p = params(hi, perSigma2);
+        Map<String, Double> p = params(hi);
         return new Plan(
-                ConfidentGnmaxMechanism.NAME,
+                CheckedGnmaxMechanism.NAME,
                 p,
                 p.get("threshold") / in.teachers(),
                 affordable(in, p),
@@ -154,21 +161,26 @@ public final class AutoPlanner {
                 budgetLimited);
     }
 
-    /** σ1, T, σ2 for threshold {@code t}, rounded to 0.1 the safe way (T up, σs down). */
-    private static Map<String, Double> params(double t, double perSigma2) {
+    /** The parameters for threshold {@code t}, rounded to 0.1 the safe way (T up, σs down). */
+    private static Map<String, Double> params(double t) {
         double threshold = Math.ceil(t * 10) / 10;
         Map<String, Double> p = new LinkedHashMap<>();
         p.put("sigma1", round1(threshold / THRESHOLD_SPREAD));
         p.put("threshold", threshold);
-        p.put("sigma2", round1(threshold / perSigma2));
+        p.put("sigma2", round1(threshold / ARGMAX_SPREAD));
+        p.put("sigma3", round1(threshold / CHECK_SPREAD));
+        p.put("check-threshold", threshold);
         return p;
     }
 
-    /** How many worst-case (answered) releases with these parameters the budget admits. */
+    /** How many worst-case (answered and checked) releases the budget admits. */
     private static long affordable(Inputs in, Map<String, Double> p) {
         PrivacyEvent worst =
-                new PrivacyEvent.ConfidentGnmax(
-                        p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true);
+                new PrivacyEvent.Composed(
+                        java.util.List.of(
+                                new PrivacyEvent.ConfidentGnmax(
+                                        p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true),
+                                new PrivacyEvent.DiscreteGaussian(p.get("sigma3"), 1)));
         return EnsembleBudgetFilter.maxReleases(
                 EnsembleBudgetFilter.Config.plan(in.budget(), worst), worst);
     }

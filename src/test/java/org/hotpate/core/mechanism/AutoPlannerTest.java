@@ -21,8 +21,11 @@ class AutoPlannerTest {
 
     private static long affordable(PrivacyBudget b, Map<String, Double> p) {
         PrivacyEvent worst =
-                new PrivacyEvent.ConfidentGnmax(
-                        p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true);
+                new PrivacyEvent.Composed(
+                        java.util.List.of(
+                                new PrivacyEvent.ConfidentGnmax(
+                                        p.get("sigma1"), p.get("threshold"), p.get("sigma2"), true),
+                                new PrivacyEvent.DiscreteGaussian(p.get("sigma3"), 1)));
         return EnsembleBudgetFilter.maxReleases(EnsembleBudgetFilter.Config.plan(b, worst), worst);
     }
 
@@ -30,15 +33,16 @@ class AutoPlannerTest {
     void parametersAreTiedToTheThreshold() {
         AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 288);
         double t = p.params().get("threshold");
-        double perSigma2 = Math.sqrt(2 * Math.log(CL100K)) + AutoPlanner.ARGMAX_MARGIN;
-        assertThat(p.mechanism()).isEqualTo(ConfidentGnmaxMechanism.NAME);
+        assertThat(p.mechanism()).isEqualTo(CheckedGnmaxMechanism.NAME);
         assertThat(p.params().get("sigma1")).isCloseTo(t / 3, within(0.1));
-        assertThat(p.params().get("sigma2")).isCloseTo(t / perSigma2, within(0.1));
+        assertThat(p.params().get("sigma2")).isCloseTo(t / 4, within(0.1));
+        assertThat(p.params().get("sigma3")).isCloseTo(t / 4, within(0.1));
+        assertThat(p.params().get("check-threshold")).isEqualTo(t);
         assertThat(p.params().get("sigma1")).isLessThanOrEqualTo(t / 3);
         assertThat(p.thresholdShare()).isCloseTo(t / DEMO_N, within(1e-12));
         // the plan's parameters build the mechanism, as a job spec's would
         assertThat(Mechanisms.create(p.mechanism(), p.params(), CL100K, DEMO_N).name())
-                .isEqualTo(ConfidentGnmaxMechanism.NAME);
+                .isEqualTo(CheckedGnmaxMechanism.NAME);
     }
 
     @Test
@@ -52,9 +56,8 @@ class AutoPlannerTest {
         // a threshold 1 % lower (less noise) no longer covers the plan: the smallest, up to
         // rounding
         double t = p.params().get("threshold") * 0.99;
-        double perSigma2 = Math.sqrt(2 * Math.log(CL100K)) + AutoPlanner.ARGMAX_MARGIN;
         Map<String, Double> lower =
-                Map.of("sigma1", t / 3, "threshold", t, "sigma2", t / perSigma2);
+                Map.of("sigma1", t / 3, "threshold", t, "sigma2", t / 4, "sigma3", t / 4);
         assertThat(affordable(b, lower)).isLessThan(576);
     }
 
