@@ -197,9 +197,22 @@ public final class RunCommand implements Command {
                         "hotpate run: timed out after "
                                 + cfg.output().timeoutSeconds()
                                 + " s (output.timeout-s)");
+            }
+            List<Long> unaccounted = run.unaccounted();
+            if (!unaccounted.isEmpty()) {
+                // Never a success with a sequence unaccounted for (DESIGN.md invariant 11).
+                err.println(
+                        "hotpate run: "
+                                + unaccounted.size()
+                                + " of "
+                                + cfg.generation().sequences()
+                                + " sequences have no record: "
+                                + (unaccounted.size() <= 20
+                                        ? unaccounted.toString()
+                                        : unaccounted.subList(0, 20) + " …"));
                 return 1;
             }
-            return 0;
+            return done ? 0 : 1;
         } finally {
             if (stop != null) {
                 stop.release();
