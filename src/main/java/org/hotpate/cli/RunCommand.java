@@ -56,6 +56,9 @@ public final class RunCommand implements Command {
                 with the jar in flink.jar. Outputs: <output.dir>/<run-id>/summary.json,
                 records.jsonl (public: released values only), operator.json, ledger.jsonl
                 (operator-only). Progress (sequences, tokens, ⊥ rate, ε spent) goes to stderr.
+                Every requested sequence ends in one record (text, or empty with its finish
+                reason: NOT_STARTED when the budget ran out before it could start); the run
+                exits 0 only then, and 1 on a timeout, naming the sequences without a record.
                 The spec is validated before anything starts: unknown keys or bad values exit
                 with code 2 naming the key; so does a non-private mechanism under a finite
                 budget.epsilon, and a dataset (budget.dataset) whose durable budget
