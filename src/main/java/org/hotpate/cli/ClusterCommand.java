@@ -42,6 +42,10 @@ public final class ClusterCommand implements Command {
                         target/cluster-lib. Waits until the broker answers and every slot is
                         registered (progress on stderr), then writes D/cluster.json (pids, REST
                         address, bootstrap, Prometheus endpoints) and prints it on stdout.
+                        Free ports are picked below the kernel's ephemeral range; if another
+                        process takes one before its member binds it, a new cluster starts again
+                        on fresh ports (3 attempts). A start that fails stops every process it
+                        launched, and a new cluster that fails leaves only its logs in D.
                         On a directory whose cluster is partly down (a killed TaskManager, a
                         stopped broker) it restarts only the missing members, with the same ports;
                         --taskmanagers N adds TaskManagers up to N.

@@ -56,6 +56,9 @@ public final class RunCommand implements Command {
                 with the jar in flink.jar. Outputs: <output.dir>/<run-id>/summary.json,
                 records.jsonl (public: released values only), operator.json, ledger.jsonl
                 (operator-only). Progress (sequences, tokens, ⊥ rate, ε spent) goes to stderr.
+                Every requested sequence ends in one record (text, or empty with its finish
+                reason: NOT_STARTED when the budget ran out before it could start); the run
+                exits 0 only then, and 1 on a timeout, naming the sequences without a record.
                 The spec is validated before anything starts: unknown keys or bad values exit
                 with code 2 naming the key; so does a non-private mechanism under a finite
                 budget.epsilon, and a dataset (budget.dataset) whose durable budget
@@ -197,9 +200,22 @@ public final class RunCommand implements Command {
                         "hotpate run: timed out after "
                                 + cfg.output().timeoutSeconds()
                                 + " s (output.timeout-s)");
+            }
+            List<Long> unaccounted = run.unaccounted();
+            if (!unaccounted.isEmpty()) {
+                // Never a success with a sequence unaccounted for (DESIGN.md invariant 11).
+                err.println(
+                        "hotpate run: "
+                                + unaccounted.size()
+                                + " of "
+                                + cfg.generation().sequences()
+                                + " sequences have no record: "
+                                + (unaccounted.size() <= 20
+                                        ? unaccounted.toString()
+                                        : unaccounted.subList(0, 20) + " …"));
                 return 1;
             }
-            return 0;
+            return done ? 0 : 1;
         } finally {
             if (stop != null) {
                 stop.release();

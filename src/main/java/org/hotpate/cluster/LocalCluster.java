@@ -38,6 +38,15 @@ import org.hotpate.io.EmbeddedKafka;
  * running, with the same ports (a lost TaskManager, a broker that was stopped), and adds
  * TaskManagers up to the count asked for. {@link #stop} stops every process of D by pid —
  * gracefully, then by force — including any not listed in cluster.json.
+ *
+ * <p>Ports. A new cluster's ports are chosen free ({@link Members#freePort}, below the kernel's
+ * ephemeral range) and bound later by the member processes, so another process can take one in
+ * between. A member that dies because its port was taken ({@link PortTakenException}) makes the
+ * start begin again on fresh ports (up to {@link #START_ATTEMPTS} times) after stopping everything
+ * it launched; each Flink process picks its Prometheus port itself from a small range and the port
+ * it bound is read back from its log. A start that fails leaves no process behind, and a new
+ * cluster that fails leaves no {@code cluster.json}, configuration or broker storage either (only
+ * the logs).
  */
 public final class LocalCluster {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -89,29 +98,74 @@ public final class LocalCluster {
         }
     }
 
+    /** How many times a new cluster is started on fresh ports when one of its ports was taken. */
+    static final int START_ATTEMPTS = 3;
+
+    /** Ports each Flink process may try for its Prometheus endpoint, from the one chosen. */
+    static final int METRICS_PORT_RANGE = 10;
+
+    /**
+     * Where a new cluster's ports come from, by purpose ({@code rest}, {@code kafka}, {@code
+     * jobmanager-rpc}, {@code kafka-controller}, {@code metrics <member>}): a port free right now.
+     */
+    @FunctionalInterface
+    interface PortSource {
+        int pick(String purpose);
+    }
+
+    /** A member could not bind one of its ports: another process took it. */
+    static final class PortTakenException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+
     private final Settings s;
     private final PrintStream progress;
+    private final PortSource ports;
     private final List<Process> startedNow = new ArrayList<>();
+    // Each launched member's log sizes at launch: what it wrote since is this start's.
+    private final Map<String, long[]> logOffsets = new LinkedHashMap<>();
     private ClusterLib lib; // located when the first process is launched
+    private boolean checkFixedPorts;
 
-    private LocalCluster(Settings s, PrintStream progress) {
+    private LocalCluster(Settings s, PrintStream progress, PortSource ports) {
         this.s = s;
         this.progress = progress;
+        this.ports = ports;
     }
 
     /**
      * Starts the cluster in {@code s.dir()} — or restarts its members that are not running — and
      * waits until the JobManager's REST API answers with every slot registered and the broker
      * answers a metadata request. On failure every process started by this call is stopped again
-     * and the exception names the member and shows the tail of its log.
+     * and the exception names the member and shows the tail of its log. A new cluster whose member
+     * lost a port to another process between choosing and binding it starts again on fresh ports.
      */
     public static ClusterInfo start(Settings s, PrintStream progress) {
-        LocalCluster c = new LocalCluster(s, progress);
-        try {
-            return c.startOrHeal();
-        } catch (RuntimeException e) {
-            c.abort();
-            throw e;
+        return start(s, progress, purpose -> Members.freePort());
+    }
+
+    /** As above, new ports from {@code ports} (tests take one in between to reproduce the race). */
+    static ClusterInfo start(Settings s, PrintStream progress, PortSource ports) {
+        boolean fresh = !Files.isRegularFile(s.dir().resolve(ClusterInfo.FILE));
+        for (int attempt = 1; ; attempt++) {
+            LocalCluster c = new LocalCluster(s, progress, ports);
+            try {
+                return c.startOrHeal();
+            } catch (RuntimeException e) {
+                c.abort();
+                if (fresh) {
+                    c.discardNewCluster();
+                }
+                if (fresh && e instanceof PortTakenException && attempt < START_ATTEMPTS) {
+                    c.say(e.getMessage() + "; starting again on fresh ports");
+                    continue;
+                }
+                throw e;
+            }
         }
     }
 
@@ -126,6 +180,10 @@ public final class LocalCluster {
             throw new UncheckedIOException("cannot create the cluster directory " + dir, e);
         }
         boolean existing = Files.isRegularFile(dir.resolve(ClusterInfo.FILE));
+        // A new cluster's ports were just found free; whether they still are shows when its
+        // members bind them (PortTakenException: start again on fresh ports). An existing
+        // cluster's ports are fixed in cluster.json: checked before a member is launched again.
+        checkFixedPorts = existing;
         ClusterInfo info = existing ? ClusterInfo.read(dir) : create();
         if (existing && s.slots() > 0 && s.slots() != info.slots()) {
             throw new IllegalArgumentException(
@@ -139,7 +197,7 @@ public final class LocalCluster {
         long t0 = System.nanoTime();
         info = launchMissing(info);
         info.write(dir);
-        awaitReady(info, t0);
+        info = awaitReady(info, t0);
         info.write(dir);
         return info;
     }
@@ -147,10 +205,10 @@ public final class LocalCluster {
     /** A new cluster: ports, the configuration files and the broker's formatted storage. */
     private ClusterInfo create() {
         Map<String, Integer> ports = new TreeMap<>();
-        ports.put("rest", port("--rest-port", s.restPort()));
-        ports.put("kafka", port("--kafka-port", s.kafkaPort()));
-        ports.put("jobmanager-rpc", Members.freePort());
-        ports.put("kafka-controller", Members.freePort());
+        ports.put("rest", port("rest", "--rest-port", s.restPort()));
+        ports.put("kafka", port("kafka", "--kafka-port", s.kafkaPort()));
+        ports.put("jobmanager-rpc", this.ports.pick("jobmanager-rpc"));
+        ports.put("kafka-controller", this.ports.pick("kafka-controller"));
         int slots = s.slots() > 0 ? s.slots() : 2;
         Path conf = s.dir().resolve("conf");
         try {
@@ -178,9 +236,9 @@ public final class LocalCluster {
                 slots);
     }
 
-    private static int port(String option, int wanted) {
+    private int port(String purpose, String option, int wanted) {
         if (wanted == 0) {
-            return Members.freePort();
+            return ports.pick(purpose);
         }
         if (!Members.isFree(wanted)) {
             throw new IllegalStateException(
@@ -227,7 +285,7 @@ public final class LocalCluster {
         if (jmDown) {
             requireFree(info.ports().get("rest"), "the JobManager's REST port");
             requireFree(info.ports().get("jobmanager-rpc"), "the JobManager's RPC port");
-            int metrics = Members.freePort();
+            int metrics = ports.pick("metrics jobmanager");
             info =
                     info.withJobmanager(
                             new ClusterInfo.Member(
@@ -240,7 +298,7 @@ public final class LocalCluster {
         for (int i = 0; i < tms.size(); i++) {
             ClusterInfo.Member t = tms.get(i);
             if (Members.ours(dir, t.name(), t.pid()).isEmpty()) {
-                int metrics = Members.freePort();
+                int metrics = ports.pick("metrics " + t.name());
                 tms.set(
                         i,
                         new ClusterInfo.Member(
@@ -254,8 +312,8 @@ public final class LocalCluster {
         return info.withTaskmanagers(tms);
     }
 
-    private static void requireFree(int port, String what) {
-        if (!Members.isFree(port)) {
+    private void requireFree(int port, String what) {
+        if (checkFixedPorts && !Members.isFree(port)) {
             throw new IllegalStateException(
                     "port "
                             + port
@@ -268,6 +326,7 @@ public final class LocalCluster {
 
     private long launchKafka(String bootstrap) {
         Path dir = s.dir();
+        rememberLogOffsets("kafka");
         try {
             Process p =
                     Members.launch(
@@ -306,10 +365,16 @@ public final class LocalCluster {
         args.add("--configDir");
         args.add(dir.resolve("conf").toString());
         args.add("-D");
-        args.add("metrics.reporter.prom.port=" + metricsPort);
+        // A range: the reporter binds the first free port of it, and its log says which one.
+        args.add(
+                "metrics.reporter.prom.port="
+                        + metricsPort
+                        + "-"
+                        + (metricsPort + METRICS_PORT_RANGE - 1));
         if (params.length > 1 && !params[1].isBlank()) {
             args.addAll(Arrays.asList(params[1].trim().split("\\s+")));
         }
+        rememberLogOffsets(name);
         try {
             Process p =
                     Members.launch(
@@ -321,13 +386,7 @@ public final class LocalCluster {
                             args,
                             dir.resolve("logs/" + name + ".out"));
             startedNow.add(p);
-            say(
-                    name
-                            + " started (pid "
-                            + p.pid()
-                            + "), metrics http://127.0.0.1:"
-                            + metricsPort
-                            + "/metrics");
+            say(name + " started (pid " + p.pid() + ")");
             return p.pid();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the " + name, e);
@@ -372,8 +431,11 @@ public final class LocalCluster {
         }
     }
 
-    /** Waits for the broker and for every TaskManager's slots; fails fast when a member dies. */
-    private void awaitReady(ClusterInfo info, long t0) {
+    /**
+     * Waits for the broker and for every TaskManager's slots; fails fast when a member dies.
+     * Returns {@code info} with the Prometheus ports the members started now bound.
+     */
+    private ClusterInfo awaitReady(ClusterInfo info, long t0) {
         long deadline = t0 + s.timeout().toNanos();
         int slotsWanted = info.taskmanagers().size() * info.slots();
         boolean kafkaReady = false;
@@ -404,7 +466,7 @@ public final class LocalCluster {
                 }
                 if (kafkaReady && slots >= slotsWanted) {
                     say(String.format("cluster ready in %.1f s", secs(t0)));
-                    return;
+                    return withMetricsPorts(info);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(
@@ -429,6 +491,15 @@ public final class LocalCluster {
             if (Members.ours(s.dir(), m.name(), m.pid()).isEmpty()) {
                 Path log = s.dir().resolve("logs/" + m.name() + ".log");
                 Path out = s.dir().resolve("logs/" + m.name() + ".out");
+                Optional<String> bind = bindFailure(m.name());
+                if (bind.isPresent()) {
+                    throw new PortTakenException(
+                            m.name()
+                                    + " (pid "
+                                    + m.pid()
+                                    + ") could not bind its port, another process took it: "
+                                    + bind.get());
+                }
                 throw new IllegalStateException(
                         m.name()
                                 + " (pid "
@@ -483,9 +554,138 @@ public final class LocalCluster {
     private void abort() {
         if (!startedNow.isEmpty()) {
             say("stopping the " + startedNow.size() + " processes this start launched");
-            Members.stop(
-                    startedNow.stream().map(Process::toHandle).toList(), Duration.ofSeconds(10));
+            List<Long> alive =
+                    Members.stop(
+                            startedNow.stream().map(Process::toHandle).toList(),
+                            Duration.ofSeconds(10));
+            if (!alive.isEmpty()) {
+                say("WARNING: still alive after SIGKILL: " + alive);
+            }
         }
+    }
+
+    /**
+     * A new cluster that did not start: its cluster.json, configuration and broker storage go, so
+     * that D holds no half-started cluster (a later start begins afresh); the logs stay.
+     */
+    private void discardNewCluster() {
+        Path dir = s.dir();
+        try {
+            Files.deleteIfExists(dir.resolve(ClusterInfo.FILE));
+            Files.deleteIfExists(dir.resolve(ClusterInfo.FILE + ".tmp"));
+            for (String f : List.of("config.yaml", "kafka.properties", "log4j.properties")) {
+                Files.deleteIfExists(dir.resolve("conf").resolve(f));
+            }
+            deleteTree(dir.resolve("kafka"));
+            Files.createDirectories(dir.resolve("kafka"));
+        } catch (IOException e) {
+            say("WARNING: could not clean " + dir + " after the failed start: " + e.getMessage());
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Remembers how long member {@code name}'s log files are before it is launched now. */
+    private void rememberLogOffsets(String name) {
+        Path logs = s.dir().resolve("logs");
+        logOffsets.put(
+                name,
+                new long[] {
+                    Members.size(logs.resolve(name + ".log")),
+                    Members.size(logs.resolve(name + ".out"))
+                });
+    }
+
+    /** What member {@code name} wrote to its log files since this start launched it. */
+    private String writtenSinceLaunch(String name) {
+        long[] from = logOffsets.getOrDefault(name, new long[2]);
+        Path logs = s.dir().resolve("logs");
+        return Members.readFrom(logs.resolve(name + ".log"), from[0])
+                + "\n"
+                + Members.readFrom(logs.resolve(name + ".out"), from[1]);
+    }
+
+    /** Messages with which Flink (Netty, Pekko) and Kafka report a port they could not bind. */
+    private static final List<String> BIND_FAILURES =
+            List.of(
+                    "Address already in use",
+                    "BindException",
+                    "Could not start actor system on any port",
+                    "Could not start rest endpoint on any port",
+                    "failed to bind",
+                    "Failed to bind");
+
+    /** The first line this start's member {@code name} logged about a port it could not bind. */
+    Optional<String> bindFailure(String name) {
+        return writtenSinceLaunch(name)
+                .lines()
+                .filter(l -> BIND_FAILURES.stream().anyMatch(l::contains))
+                .map(String::strip)
+                .findFirst();
+    }
+
+    private static final java.util.regex.Pattern PROMETHEUS_STARTED =
+            java.util.regex.Pattern.compile(
+                    "Started PrometheusReporter HTTP server on port (\\d+)");
+
+    /**
+     * The members started now with the Prometheus port each one bound (its log says which of its
+     * range); a member whose reporter did not start keeps no metrics endpoint (0) and a warning.
+     */
+    private ClusterInfo withMetricsPorts(ClusterInfo info) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        ClusterInfo.Member jm = info.jobmanager();
+        List<ClusterInfo.Member> tms = new ArrayList<>(info.taskmanagers());
+        while (true) {
+            boolean missing = false;
+            if (logOffsets.containsKey(jm.name())) {
+                jm = jm.withMetricsPort(boundMetricsPort(jm.name()));
+                missing |= jm.metricsPort() == 0;
+            }
+            for (int i = 0; i < tms.size(); i++) {
+                ClusterInfo.Member t = tms.get(i);
+                if (logOffsets.containsKey(t.name())) {
+                    tms.set(i, t.withMetricsPort(boundMetricsPort(t.name())));
+                    missing |= tms.get(i).metricsPort() == 0;
+                }
+            }
+            if (!missing || System.nanoTime() > deadline) {
+                break;
+            }
+            sleep(200);
+        }
+        for (ClusterInfo.Member m : info.withJobmanager(jm).withTaskmanagers(tms).members()) {
+            if (logOffsets.containsKey(m.name()) && !m.name().equals("kafka")) {
+                say(
+                        m.metricsPort() > 0
+                                ? m.name()
+                                        + " metrics http://127.0.0.1:"
+                                        + m.metricsPort()
+                                        + "/metrics"
+                                : "WARNING: "
+                                        + m.name()
+                                        + " started no Prometheus endpoint (see its log)");
+            }
+        }
+        return info.withJobmanager(jm).withTaskmanagers(tms);
+    }
+
+    private int boundMetricsPort(String name) {
+        java.util.regex.Matcher m = PROMETHEUS_STARTED.matcher(writtenSinceLaunch(name));
+        int port = 0;
+        while (m.find()) {
+            port = Integer.parseInt(m.group(1));
+        }
+        return port;
     }
 
     /**

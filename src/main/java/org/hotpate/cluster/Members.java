@@ -115,14 +115,67 @@ final class Members {
         return alive;
     }
 
-    /** A port that is free on 127.0.0.1 right now. */
+    /** The lowest port {@link #freePort} picks from. */
+    static final int LOWEST_PORT = 20000;
+
+    /**
+     * A port that is free on 127.0.0.1 right now, picked at random below the kernel's ephemeral
+     * range ({@code net.ipv4.ip_local_port_range}, 32768 and up by default) when that leaves room:
+     * the kernel hands ports of that range to every outgoing connection of every process at any
+     * moment (Kafka and Flink clients of other builds on the machine), which is how a port chosen
+     * free was found taken when a member bound it. Someone may still take the port before the
+     * member binds it; {@link LocalCluster#start} then starts again on fresh ports.
+     */
     static int freePort() {
+        int below = ephemeralLow();
+        java.util.Random r = java.util.concurrent.ThreadLocalRandom.current();
+        for (int i = 0; below - LOWEST_PORT > 1000 && i < 100; i++) {
+            int p = LOWEST_PORT + r.nextInt(below - LOWEST_PORT - LocalCluster.METRICS_PORT_RANGE);
+            if (isFree(p)) {
+                return p;
+            }
+        }
         try (ServerSocket s = new ServerSocket()) {
             s.setReuseAddress(false);
             s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
+    static int ephemeralLow() {
+        try {
+            // Read line by line: a /proc file reports size 0, and a read sized by it comes short.
+            try (java.io.BufferedReader r =
+                    Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+                return Integer.parseInt(r.readLine().trim().split("\\s+")[0]);
+            }
+        } catch (IOException | RuntimeException e) {
+            return 32768;
+        }
+    }
+
+    /** The size of {@code file} in bytes (0 when it does not exist). */
+    static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** What {@code file} holds from byte {@code offset} on, as text ("" when unreadable). */
+    static String readFrom(Path file, long offset) {
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+            long n = Math.max(0, f.length() - offset);
+            byte[] b = new byte[(int) Math.min(n, 8L << 20)];
+            f.seek(f.length() - b.length);
+            f.readFully(b);
+            return new String(b, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
         }
     }
 

@@ -23,8 +23,9 @@ import org.hotpate.model.StepResult;
  * {@link FailPolicy}: resample (the next attempt, while ⊥ attempts at the position are below {@code
  * max-attempts}; watchdog re-issues there do not count), fallback (the public model's token, no
  * charge), or stop. A refused release (BUDGET_EXHAUSTED) finishes the sequence and no successor
- * starts. The watchdog re-issues an awaited step that got no result as the next attempt, and after
- * {@code max-reissues} consecutive re-issues the sequence finishes as NO_QUORUM.
+ * starts: the rest of its chain ends NOT_STARTED ({@link SequenceSchedule}). The watchdog re-issues
+ * an awaited step that got no result as the next attempt, and after {@code max-reissues}
+ * consecutive re-issues the sequence finishes as NO_QUORUM.
  */
 public record SequenceProgress(
         int[] tokens, int attempt, int steps, int fails, int fallbacks, boolean finished)
@@ -62,12 +63,20 @@ public record SequenceProgress(
         }
 
         /**
+         * Which sequences start when, and which never start ({@code sequences}, {@code
+         * concurrency}).
+         */
+        public SequenceSchedule schedule() {
+            return new SequenceSchedule(sequences, concurrency);
+        }
+
+        /**
          * The sequence that starts when {@code sequenceId} finishes for {@code reason}: {@code
-         * sequenceId + concurrency} if there is one, and none after a refused release.
+         * sequenceId + concurrency} if there is one, and none after a refused release ({@link
+         * SequenceSchedule#successor}).
          */
         public long successor(long sequenceId, FinishReason reason) {
-            long next = sequenceId + concurrency;
-            return reason != FinishReason.BUDGET_EXHAUSTED && next < sequences ? next : -1;
+            return schedule().successor(sequenceId, reason);
         }
     }
 

@@ -319,7 +319,7 @@ public final class HotPateJob {
                                                     CoreBindings.publicModel(cfg.ensemble()))))
                             .uid("sequence-loop")
                             .name("sequence-loop");
-            int first = Math.min(gen.concurrency(), gen.sequences());
+            int first = cfg.sequencePolicy().schedule().firstWave();
             DataStream<GenerationStep> starts =
                     env.fromSequence(0, first - 1)
                             .uid("start-sequences")

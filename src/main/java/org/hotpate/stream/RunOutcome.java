@@ -14,19 +14,19 @@ import org.hotpate.model.Outcome;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.protocol.SequenceSchedule;
 import org.hotpate.protocol.StepId;
 
 /**
  * What the driver knows of a run from its read_committed outputs ({@link RunFollower} adds them):
  * its results (one per step; a second one for a step is kept apart as a duplicate), finished
  * records, operator-only ledger entries and dead letters — and the rules the driver decides on:
- * whether every sequence is accounted for ({@link #complete()}), whether every charge scheme-a's
- * releases owe is applied ({@link #teacherFeedbackApplied()}), and the counts the summaries print.
- * Thread-safe (the follower adds while a caller reads).
+ * whether every requested sequence has its record ({@link #complete()}), whether every charge
+ * scheme-a's releases owe is applied ({@link #teacherFeedbackApplied()}), and the counts the
+ * summaries print. Thread-safe (the follower adds while a caller reads).
  */
 public final class RunOutcome {
-    private final int sequences;
-    private final int concurrency;
+    private final SequenceSchedule schedule;
     private final boolean feedsOutcomesBack;
     private final Map<StepId, StepResult> results = new HashMap<>();
     private final List<StepResult> ordered = new ArrayList<>();
@@ -40,8 +40,7 @@ public final class RunOutcome {
      * {@code feedsOutcomesBack} (scheme-a) or not.
      */
     public RunOutcome(int sequences, int concurrency, boolean feedsOutcomesBack) {
-        this.sequences = sequences;
-        this.concurrency = concurrency;
+        this.schedule = new SequenceSchedule(sequences, concurrency);
         this.feedsOutcomesBack = feedsOutcomesBack;
     }
 
@@ -68,19 +67,17 @@ public final class RunOutcome {
     }
 
     /**
-     * Whether every sequence is finished or can no longer start: a sequence that ended
-     * BUDGET_EXHAUSTED accounts for every later sequence of its slot ({@code id + k·concurrency}).
+     * Whether every requested sequence has its one record — text, or empty with its finish reason
+     * (NOT_STARTED for those the budget never let start; {@link SequenceSchedule}): the run is
+     * complete only then. Nothing is counted as accounted for without its record.
      */
     public synchronized boolean complete() {
-        long accounted = records.size();
-        for (SyntheticRecord r : records.values()) {
-            if (r.finishReason() == FinishReason.BUDGET_EXHAUSTED) {
-                for (long j = r.sequenceId() + concurrency; j < sequences; j += concurrency) {
-                    accounted++;
-                }
-            }
-        }
-        return accounted >= sequences;
+        return unaccounted().isEmpty();
+    }
+
+    /** The requested sequences without a record so far, in order (empty once complete). */
+    public synchronized List<Long> unaccounted() {
+        return schedule.unaccounted(records.keySet());
     }
 
     /**

@@ -169,8 +169,11 @@ record RunReport(
         ObjectNode s = JSON.createObjectNode();
         s.put("runId", runId);
         s.put("private", isPrivate);
+        // Every requested sequence is either in records (finishReasons counts them by reason,
+        // NOT_STARTED included) or unfinished: sequences + sequencesUnfinished = requested.
         s.put("sequences", records.size());
         s.put("sequencesRequested", cfg.generation().sequences());
+        s.put("sequencesUnfinished", outcome.unaccounted().size());
         s.put("tokens", tokens);
         s.put("privateTokens", outcome.tokens());
         s.put("fails", outcome.fails());

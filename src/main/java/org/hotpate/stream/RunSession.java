@@ -44,10 +44,10 @@ import org.hotpate.protocol.DatasetPrior;
  * Kafka when embedded (with SASL/SCRAM and ACLs when the spec asks for it), creates the topics,
  * starts the built-in teacher worker, draws the run's noise secret, submits the job (MiniCluster or
  * remote cluster), follows {@code results}/{@code records}/{@code ledger}/{@code rejected} as a
- * read_committed consumer (progress bar), and when every sequence is accounted for (scheme-a: and
- * every charge its releases owe is applied) cancels the job and writes the public {@code
- * summary.json} and {@code records.jsonl} and the operator-only {@code operator.json} and {@code
- * ledger.jsonl}.
+ * read_committed consumer (progress bar), and when every requested sequence has its record ({@link
+ * RunOutcome#complete}; scheme-a: and every charge its releases owe is applied) cancels the job and
+ * writes the public {@code summary.json} and {@code records.jsonl} and the operator-only {@code
+ * operator.json} and {@code ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
     private final JobConfig cfg;
@@ -386,9 +386,14 @@ public final class RunSession implements AutoCloseable {
         return outcome;
     }
 
-    /** Whether every sequence is finished or can no longer start ({@link RunOutcome#complete}). */
+    /** Whether every requested sequence has its record ({@link RunOutcome#complete}). */
     public boolean complete() {
         return outcome.complete();
+    }
+
+    /** The requested sequences without a record so far, in order ({@link RunOutcome}). */
+    public List<Long> unaccounted() {
+        return outcome.unaccounted();
     }
 
     /** Scheme A: every charge the releases owe is applied ({@link RunOutcome}). */

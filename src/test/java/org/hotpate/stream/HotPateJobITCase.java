@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -106,6 +107,38 @@ class HotPateJobITCase {
                             .mapToInt(StepResult::token)
                             .toArray();
             assertThat(rec.tokens()).as("record " + rec.sequenceId()).containsExactly(expected);
+        }
+        assertEverySequenceAccountedFor(run, cfg);
+    }
+
+    /**
+     * DESIGN.md invariant 11 on a completed run: every requested sequence has exactly one record; a
+     * NOT_STARTED record is empty, nothing of its sequence was issued, released or charged, and the
+     * sequence it would have followed finished on the budget (or did not start either).
+     */
+    static void assertEverySequenceAccountedFor(RunSession run, JobConfig cfg) {
+        int n = cfg.generation().sequences();
+        int c = cfg.generation().concurrency();
+        assertThat(run.records())
+                .extracting(SyntheticRecord::sequenceId)
+                .as("one record per requested sequence")
+                .containsExactlyInAnyOrderElementsOf(LongStream.range(0, n).boxed().toList());
+        assertThat(run.unaccounted()).isEmpty();
+        Map<Long, FinishReason> reasons = new HashMap<>();
+        run.records().forEach(r -> reasons.put(r.sequenceId(), r.finishReason()));
+        for (SyntheticRecord rec : run.records()) {
+            if (rec.finishReason() != FinishReason.NOT_STARTED) {
+                continue;
+            }
+            long id = rec.sequenceId();
+            assertThat(rec.tokens()).as("NOT_STARTED %s is empty", id).isEmpty();
+            assertThat(rec.steps()).isZero();
+            assertThat(id).as("a first-wave sequence always starts").isGreaterThanOrEqualTo(c);
+            assertThat(reasons.get(id - c))
+                    .as("predecessor of NOT_STARTED %s", id)
+                    .isIn(FinishReason.BUDGET_EXHAUSTED, FinishReason.NOT_STARTED);
+            assertThat(run.results()).noneMatch(r -> r.sequenceId() == id);
+            assertThat(run.ledger()).noneMatch(e -> e.sequenceId() == id);
         }
     }
 
@@ -404,7 +437,10 @@ class HotPateJobITCase {
             assertThat(refused).as("the budget stopped the run").isNotEmpty();
             assertThat(run.records())
                     .anyMatch(r -> r.finishReason() == FinishReason.BUDGET_EXHAUSTED);
-            assertThat(run.records().size()).isLessThan(12);
+            // Every requested sequence ends in one record: those the budget never let start are
+            // there too, empty, as NOT_STARTED (assertConsistent checks them one by one).
+            assertThat(run.records()).hasSize(12);
+            assertThat(run.records()).anyMatch(r -> r.finishReason() == FinishReason.NOT_STARTED);
             double eps =
                     run.ledger().stream()
                             .filter(e -> e.kind() == LedgerKind.CHARGE)

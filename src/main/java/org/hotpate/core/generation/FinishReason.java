@@ -18,5 +18,12 @@ public enum FinishReason {
      * The streaming job re-issued the position {@code generation.max-reissues} times in a row
      * without any result (steps abandoned below the quorum, or lost).
      */
-    NO_QUORUM
+    NO_QUORUM,
+    /**
+     * The streaming job never started the sequence: an earlier sequence of its chain ({@code id -
+     * k·concurrency}) finished on the budget, so it ends empty, with nothing issued, released or
+     * charged (every requested sequence ends in exactly one record). The in-process loop has no
+     * chains: there a sequence after the budget ran out is BUDGET_EXHAUSTED.
+     */
+    NOT_STARTED
 }

@@ -15,6 +15,7 @@ import org.hotpate.model.SyntheticRecord;
 import org.hotpate.protocol.PublicModel;
 import org.hotpate.protocol.SequenceId;
 import org.hotpate.protocol.SequenceProgress;
+import org.hotpate.protocol.SequenceSchedule;
 import org.hotpate.protocol.StepId;
 import org.hotpate.stream.SequencePrompts;
 import org.hotpate.stream.SequenceText;
@@ -25,7 +26,9 @@ import org.hotpate.stream.StepFactory;
  * protocol's {@link SequenceProgress}. Each result moves the sequence's progress (append, the ⊥
  * policy, finish); the next step goes to the {@code steps} topic, closing the loop through Kafka. A
  * finished sequence leaves as a {@link SyntheticRecord} on {@link Tags#RECORDS} and starts its
- * successor (none after BUDGET_EXHAUSTED).
+ * successor — none after BUDGET_EXHAUSTED: then the rest of its chain never starts and each of
+ * those sequences leaves here, in the same transaction, as an empty NOT_STARTED record ({@link
+ * SequenceSchedule}), so every requested sequence ends in exactly one record.
  *
  * <p>The second input is the run's steps as seen on the {@code steps} topic; it only feeds the
  * {@link SequenceWatchdog}, which re-issues the awaited step as a new attempt when no result for it
@@ -144,26 +147,37 @@ public final class SequenceLoop
         watchdog.disarm(ctx.timerService());
         inFlight.remove(ctx.getCurrentKey());
         long now = ctx.timerService().currentProcessingTime();
-        SequencePrompts.Prompt prompt = settings.steps().prompts().forSequence(seq.sequenceId());
-        ctx.output(
-                Tags.RECORDS,
-                new SyntheticRecord(
-                        seq.runId(),
-                        seq.sequenceId(),
-                        p.tokens(),
-                        settings.text().cut(p.tokens()).text(),
-                        p.steps(),
-                        p.fails(),
-                        p.fallbacks(),
-                        reason,
-                        System.currentTimeMillis(),
-                        prompt.text(),
-                        prompt.label()));
-        long successor = settings.policy().successor(seq.sequenceId(), reason);
+        ctx.output(Tags.RECORDS, record(seq.runId(), seq.sequenceId(), p, reason));
+        SequenceSchedule schedule = settings.policy().schedule();
+        long successor = schedule.successor(seq.sequenceId(), reason);
         if (successor >= 0) {
             out.collect(settings.steps().step(successor, 0, 0, new int[0], now));
         }
+        // Finished on the budget: the sequences it would have started never start, and each still
+        // ends in its one record (nothing of it was issued, released or charged).
+        for (long j : schedule.neverStarted(seq.sequenceId(), reason)) {
+            ctx.output(
+                    Tags.RECORDS,
+                    record(seq.runId(), j, SequenceProgress.start(), FinishReason.NOT_STARTED));
+        }
         ctx.timerService().registerProcessingTimeTimer(now + settings.retentionMs());
+    }
+
+    private SyntheticRecord record(
+            String runId, long sequenceId, SequenceProgress p, FinishReason reason) {
+        SequencePrompts.Prompt prompt = settings.steps().prompts().forSequence(sequenceId);
+        return new SyntheticRecord(
+                runId,
+                sequenceId,
+                p.tokens(),
+                settings.text().cut(p.tokens()).text(),
+                p.steps(),
+                p.fails(),
+                p.fallbacks(),
+                reason,
+                System.currentTimeMillis(),
+                prompt.text(),
+                prompt.label());
     }
 
     /** A step of this run seen on the steps topic: the watchdog watches the awaited one. */

@@ -1,6 +1,7 @@
 package org.hotpate.stream.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.hotpate.stream.Fixtures.RUN;
 
 import org.apache.flink.api.common.typeinfo.Types;
@@ -183,19 +184,46 @@ class SequenceLoopTest {
         assertThat(h.numKeyedStateEntries()).isZero();
     }
 
+    /**
+     * A sequence whose step the budget refused starts no successor; the successors that therefore
+     * never start each end here in one empty NOT_STARTED record (DESIGN.md invariant 11). Fails on
+     * the code before issue 25: no record for sequence 2, so the run's records did not add up to
+     * the sequences requested.
+     */
     @Test
     void shouldEndTheSequenceWithoutSuccessorWhenTheBudgetIsExhausted() throws Exception {
         open(FailPolicy.RESAMPLE, 5, -1, 4, 2);
         h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
         h.processElement1(result(0, 1, 0, Outcome.BUDGET_EXHAUSTED, -1), 0);
         assertThat(records())
-                .singleElement()
-                .satisfies(
-                        r -> {
-                            assertThat(r.finishReason()).isEqualTo(FinishReason.BUDGET_EXHAUSTED);
-                            assertThat(r.tokens()).containsExactly(101);
-                        });
+                .extracting(SyntheticRecord::sequenceId, SyntheticRecord::finishReason)
+                .containsExactly(
+                        tuple(0L, FinishReason.BUDGET_EXHAUSTED),
+                        tuple(2L, FinishReason.NOT_STARTED));
+        assertThat(records().get(0).tokens()).containsExactly(101);
+        SyntheticRecord notStarted = records().get(1);
+        assertThat(notStarted.runId()).isEqualTo(RUN);
+        assertThat(notStarted.tokens()).isEmpty();
+        assertThat(notStarted.text()).isEmpty();
+        assertThat(notStarted.steps()).isZero();
+        assertThat(notStarted.fails()).isZero();
+        assertThat(notStarted.fallbacks()).isZero();
         assertThat(h.extractOutputValues()).hasSize(1); // only step 1 of sequence 0; no sequence 2
+    }
+
+    /** The whole chain behind a refused sequence ends as NOT_STARTED, each sequence once. */
+    @Test
+    void aRefusedSequenceEndsItsWholeChainAsNotStarted() throws Exception {
+        open(FailPolicy.RESAMPLE, 5, -1, 8, 3);
+        h.processElement1(result(1, 0, 0, Outcome.BUDGET_EXHAUSTED, -1), 0);
+        h.processElement1(result(1, 0, 0, Outcome.BUDGET_EXHAUSTED, -1), 1); // a duplicate
+        assertThat(records())
+                .extracting(SyntheticRecord::sequenceId, SyntheticRecord::finishReason)
+                .containsExactly(
+                        tuple(1L, FinishReason.BUDGET_EXHAUSTED),
+                        tuple(4L, FinishReason.NOT_STARTED),
+                        tuple(7L, FinishReason.NOT_STARTED));
+        assertThat(h.extractOutputValues()).isEmpty();
     }
 
     /**
