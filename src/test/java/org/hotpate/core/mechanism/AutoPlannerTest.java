@@ -86,7 +86,7 @@ class AutoPlannerTest {
         assertThat(plan(DEMO_N, CL100K, true, 4, 288))
                 .isEqualTo(plan(DEMO_N, CL100K, true, 4, 288));
         assertThat(plan(DEMO_N, CL100K, true, 4, 288).explanation())
-                .contains("confident-gnmax")
+                .contains("checked-gnmax")
                 .contains("threshold")
                 .contains("cover the planned work");
     }
