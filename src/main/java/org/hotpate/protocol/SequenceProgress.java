@@ -40,11 +40,13 @@ public record SequenceProgress(
             int maxReissues,
             int concurrency,
             int sequences,
-            int minTokens)
+            int minTokens,
+            int firstAttempts)
             implements Serializable {
         public Policy {
             checkNotNull("onFail", onFail);
             checkPositive("maxAttempts", maxAttempts);
+            checkPositive("firstAttempts", firstAttempts);
             checkPositive("maxSteps", maxSteps);
             checkPositive("concurrency", concurrency);
             checkPositive("sequences", sequences);
@@ -59,7 +61,23 @@ public record SequenceProgress(
                 int maxReissues,
                 int concurrency,
                 int sequences) {
-            this(onFail, maxAttempts, maxSteps, maxReissues, concurrency, sequences, 0);
+            this(
+                    onFail,
+                    maxAttempts,
+                    maxSteps,
+                    maxReissues,
+                    concurrency,
+                    sequences,
+                    0,
+                    maxAttempts);
+        }
+
+        /**
+         * ⊥ attempts allowed at {@code position} under resample: {@code first-attempts} at the
+         * first position (where a diverse ensemble agrees least), {@code max-attempts} after it.
+         */
+        public int attemptsAt(int position) {
+            return position == 0 ? firstAttempts : maxAttempts;
         }
 
         /**
@@ -150,7 +168,7 @@ public record SequenceProgress(
                             fallback.token(r), answered, fails + 1, fallbacks + 1, policy, stop);
                 }
                 if (policy.onFail() == FailPolicy.RESAMPLE
-                        && r.attempt() - reissuesHere + 1 < policy.maxAttempts()) {
+                        && r.attempt() - reissuesHere + 1 < policy.attemptsAt(position())) {
                     return new Next(
                             new SequenceProgress(
                                     tokens, r.attempt() + 1, answered, fails + 1, fallbacks, false),

@@ -396,7 +396,7 @@ public final class JobConfig implements Serializable {
                 g.stepDeadlineMs(),
                 g.sequences(),
                 g.maxSteps(),
-                g.maxAttempts() * (g.maxReissues() + 1),
+                Math.max(g.maxAttempts(), firstAttempts()) * (g.maxReissues() + 1),
                 earlyStop());
     }
 
@@ -422,7 +422,13 @@ public final class JobConfig implements Serializable {
                 g.maxReissues(),
                 g.concurrency(),
                 g.sequences(),
-                get(JobOptions.GENERATION_MIN_TOKENS));
+                get(JobOptions.GENERATION_MIN_TOKENS),
+                firstAttempts());
+    }
+
+    /** {@code generation.first-attempts}, derived: {@code generation.max-attempts}. */
+    public int firstAttempts() {
+        return find(JobOptions.GENERATION_FIRST_ATTEMPTS).orElse(generation().maxAttempts());
     }
 
     /** A copy with the ensemble size n (records runs: the driver counts the users). */

@@ -272,6 +272,14 @@ public final class JobOptions {
                                     "generation.max-attempts",
                                     3,
                                     "Attempts per position before the sequence stops (resample policy).")));
+    public static final Option<Integer> GENERATION_FIRST_ATTEMPTS =
+            declare(
+                    Option.integer(
+                                    "generation.first-attempts",
+                                    0,
+                                    "Attempts at a sequence's first position (resample policy), where a diverse ensemble agrees least; a FAIL there costs only the mechanism's threshold step. 0 = generation.max-attempts.")
+                            .derived("generation.max-attempts", 0)
+                            .check(v -> v > 0, "be > 0 (0 = generation.max-attempts)"));
     public static final Option<Integer> GENERATION_MIN_TOKENS =
             declare(
                     Option.integer(

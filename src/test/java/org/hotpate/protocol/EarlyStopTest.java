@@ -71,7 +71,7 @@ class EarlyStopTest {
     void aReleasedStopBeforeMinTokensIsAFail_thenTheSequenceGoesOn() {
         SequenceProgress.StopRule stopAt9 = t -> t[t.length - 1] == 9;
         SequenceProgress.Policy min1 =
-                new SequenceProgress.Policy(FailPolicy.RESAMPLE, 3, 5, 2, 4, 10, 1);
+                new SequenceProgress.Policy(FailPolicy.RESAMPLE, 3, 5, 2, 4, 10, 1, 3);
         SequenceProgress.Next n =
                 SequenceProgress.start().onResult(token(0, 0, 9), min1, 0, stopAt9, f -> 7);
         assertThat(n.action()).isEqualTo(SequenceProgress.Action.ISSUE);
@@ -85,7 +85,7 @@ class EarlyStopTest {
                 .as("after min-tokens a stop ends it")
                 .isEqualTo(FinishReason.STOP_TOKEN);
         SequenceProgress.Policy off =
-                new SequenceProgress.Policy(FailPolicy.RESAMPLE, 3, 5, 2, 4, 10, 0);
+                new SequenceProgress.Policy(FailPolicy.RESAMPLE, 3, 5, 2, 4, 10, 0, 3);
         assertThat(
                         SequenceProgress.start()
                                 .onResult(token(0, 0, 9), off, 0, stopAt9, f -> 7)

@@ -112,4 +112,36 @@ class SequenceProgressTest {
         assertThat(give.reason()).isEqualTo(FinishReason.NO_QUORUM);
         assertThat(give.progress().finished()).isTrue();
     }
+
+    /** generation.first-attempts: more ⊥ attempts at the first position, max-attempts after. */
+    @Test
+    void theFirstPositionHasItsOwnAttempts() {
+        SequenceProgress.Policy p =
+                new SequenceProgress.Policy(FailPolicy.RESAMPLE, 2, 5, 2, 4, 10, 0, 4);
+        assertThat(p.attemptsAt(0)).isEqualTo(4);
+        assertThat(p.attemptsAt(1)).isEqualTo(2);
+        SequenceProgress s = SequenceProgress.start();
+        for (int a = 0; a < 3; a++) {
+            SequenceProgress.Next n =
+                    s.onResult(result(0, a, Outcome.FAIL, -1), p, 0, STOP_AT_9, FALLBACK_7);
+            assertThat(n.action()).as("attempt %d", a).isEqualTo(SequenceProgress.Action.ISSUE);
+            s = n.progress();
+        }
+        assertThat(s.onResult(result(0, 3, Outcome.FAIL, -1), p, 0, STOP_AT_9, FALLBACK_7).reason())
+                .isEqualTo(FinishReason.FAIL_STOP);
+        SequenceProgress one =
+                SequenceProgress.start()
+                        .onResult(result(0, 0, Outcome.TOKEN, 4), p, 0, STOP_AT_9, FALLBACK_7)
+                        .progress();
+        SequenceProgress.Next later =
+                one.onResult(result(1, 0, Outcome.FAIL, -1), p, 0, STOP_AT_9, FALLBACK_7);
+        assertThat(later.action()).isEqualTo(SequenceProgress.Action.ISSUE);
+        assertThat(
+                        later.progress()
+                                .onResult(
+                                        result(1, 1, Outcome.FAIL, -1), p, 0, STOP_AT_9, FALLBACK_7)
+                                .reason())
+                .as("max-attempts after the first position")
+                .isEqualTo(FinishReason.FAIL_STOP);
+    }
 }
