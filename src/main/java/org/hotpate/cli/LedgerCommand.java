@@ -17,6 +17,7 @@ import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
@@ -66,8 +67,10 @@ public final class LedgerCommand implements Command {
                 usage: ./hotpate ledger teachers (--run DIR | --dataset ID [--ledger-dir DIR | --bootstrap HOST:PORT [--topic T] | --spec SPEC.yaml]) [--json]
 
                 Per-teacher spending of a per-teacher run (mechanism scheme-b / scheme-a):
-                each charged teacher's epsilon (at the per-teacher target delta), charges
-                and whether it is retired. --run reads the run directory's teachers.jsonl;
+                each charged teacher's epsilon (at the per-teacher target delta, under
+                replace-one: against a replacement charged up to the limit), its add/remove
+                reading (epsilonAddRemove, for comparison only), charges and whether it is
+                retired. --run reads the run directory's teachers.jsonl;
                 --dataset reads the durable ledger (every run on the dataset). OPERATOR-ONLY:
                 per-teacher spending depends on the teachers' data; never publish it.
                 """;
@@ -223,6 +226,15 @@ public final class LedgerCommand implements Command {
                                 ObjectNode o = JSON.createObjectNode();
                                 o.put("teacher", t.teacherId());
                                 o.put("epsilon", t.epsilon());
+                                IndividualScheme.planFromId(t.plan())
+                                        .ifPresent(
+                                                p -> {
+                                                    o.put(
+                                                            "epsilonAddRemove",
+                                                            p.epsilonAddRemove(
+                                                                    t.charges(), t.delta()));
+                                                    o.put("relation", p.relation().label());
+                                                });
                                 o.put("charges", t.charges());
                                 o.put("retired", t.retired());
                                 o.put("plan", t.plan());

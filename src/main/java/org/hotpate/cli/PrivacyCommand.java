@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.privacy.Conversion;
@@ -90,7 +91,12 @@ public final class PrivacyCommand implements Command {
                       scheme-a): discrete-Laplace BetweenThresholds (noise ∝ e^{-e|k|}, band
                       W = U - L) with target charging -> τ, the charges per teacher (δ split in
                       halves). [--sample-rate R]: echoed
-                  "epsilon_per_user": the ε at --delta a teacher reaches at K (τ) charges
+                  Per-teacher limits are planned under replace-one (hotpate's relation: one
+                  user's data replaced by another's, n public), where a pair of worlds charges
+                  both users: K (τ) is what fits the target when twice it is charged
+                  (docs/proofs/replace-one.md). "epsilon_per_user": the ε at --delta of a user
+                  at K (τ) charges against a replacement at K (τ). "add_remove": the larger
+                  limit the add/remove statement would allow, for comparison only.
                   --mechanism auto --teachers N --vocabulary V --kind homogeneous|heterogeneous
                       --positions P   what mechanism: {name: auto} chooses for a run of n teachers,
                       |V| tokens and P = sequences x max-steps planned tokens: the mechanism, its
@@ -389,22 +395,23 @@ public final class PrivacyCommand implements Command {
                         a.has("count-sigma") || a.has("mechanism")
                                 ? positive(a, "count-sigma")
                                 : positive(a, "sigma");
-                ChargePlanning.SchemeBPlan p = ChargePlanning.schemeB(eps, delta, sigma);
+                ChargePlanning.SchemeBPlan p =
+                        ChargePlanning.schemeB(eps, delta, sigma, NeighbourRelation.REPLACE_ONE);
                 m.put("scheme", "B");
                 m.put(
                         "label",
                         "Feldman-Zrnic individual Renyi filter (verified statements; default)");
+                m.put("relation", NeighbourRelation.REPLACE_ONE.label());
                 m.put("sigma", sigma);
                 m.put("k", Math.max(0, p.k()));
                 m.put("order", p.order());
                 m.put("rdp_budget", p.rdpBudget());
                 m.put("charge_per_involvement", p.order() / (2 * sigma * sigma));
-                SchemeBStep.Plan plan =
-                        SchemeBStep.Plan.forTarget(
-                                new SchemeBStep.Params(
-                                        sigma, a.doubleValue("threshold", 0.0), sampleRate(a)),
-                                eps,
-                                delta);
+                SchemeBStep.Params params =
+                        new SchemeBStep.Params(
+                                sigma, a.doubleValue("threshold", 0.0), sampleRate(a));
+                SchemeBStep.Plan plan = SchemeBStep.Plan.forTarget(params, eps, delta);
+                // the pair (user, replacement) both at K
                 m.put("epsilon_per_user", plan.epsilon(plan.limit(), delta));
                 if (a.has("threshold")) {
                     m.put("threshold", a.doubleValue("threshold", null));
@@ -414,6 +421,14 @@ public final class PrivacyCommand implements Command {
                     // a teacher that always votes the tested token is involved in a fraction ν
                     m.put("steps_at_full_agreement", plan.limit() / sampleRate(a));
                 }
+                SchemeBStep.Plan ar =
+                        SchemeBStep.Plan.forTarget(
+                                params, eps, delta, NeighbourRelation.ADD_REMOVE);
+                Map<String, Object> addRemove = new LinkedHashMap<>();
+                addRemove.put("note", ADD_REMOVE_NOTE);
+                addRemove.put("k", ar.k());
+                addRemove.put("epsilon_per_user", ar.epsilonAddRemove(ar.k(), delta));
+                m.put("add_remove", addRemove);
             }
             case "a", "A" -> {
                 double stepEps = positive(a, "step-epsilon");
@@ -428,19 +443,22 @@ public final class PrivacyCommand implements Command {
                 if (!(w > 0)) {
                     throw new UsageException("--upper must be > --lower; got a band of " + w);
                 }
-                int tau = ChargePlanning.schemeATau(eps, delta, stepEps, w);
+                int tau =
+                        ChargePlanning.schemeATau(
+                                eps, delta, stepEps, w, NeighbourRelation.REPLACE_ONE);
+                double q = ChargePlanning.qTarget(stepEps, w);
                 m.put("scheme", "A");
                 m.put(
                         "label",
                         "BetweenThresholds target charging (rests on the DERIVED proof docs/proofs/scheme-a.md)");
+                m.put("relation", NeighbourRelation.REPLACE_ONE.label());
                 m.put("step_epsilon", stepEps);
                 m.put("band_width", w);
-                m.put("q", ChargePlanning.qTarget(stepEps, w));
+                m.put("q", q);
                 m.put("tau", tau);
                 if (tau > 0) {
-                    long mm =
-                            ChargePlanning.minTrials(
-                                    tau, ChargePlanning.qTarget(stepEps, w), delta / 2);
+                    // the pair (user, replacement): m for 2τ target hits
+                    long mm = ChargePlanning.minTrials(2 * tau, q, delta / 2);
                     m.put("m", mm);
                     m.put("epsilon_prime", ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
                     m.put("epsilon_per_user", ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
@@ -452,11 +470,27 @@ public final class PrivacyCommand implements Command {
                 if (a.has("sample-rate")) {
                     m.put("sample_rate", sampleRate(a));
                 }
+                int tauAr = ChargePlanning.schemeATau(eps, delta, stepEps, w);
+                Map<String, Object> addRemove = new LinkedHashMap<>();
+                addRemove.put("note", ADD_REMOVE_NOTE);
+                addRemove.put("tau", tauAr);
+                if (tauAr > 0) {
+                    long mm = ChargePlanning.minTrials(tauAr, q, delta / 2);
+                    addRemove.put("m", mm);
+                    addRemove.put(
+                            "epsilon_per_user",
+                            ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
+                }
+                m.put("add_remove", addRemove);
             }
             default -> throw new UsageException("--scheme must be a or b; got '" + scheme + "'");
         }
         return m;
     }
+
+    private static final String ADD_REMOVE_NOTE =
+            "the limit the add/remove statement would allow, for comparison only: hotpate's"
+                    + " relation is replace-one (docs/proofs/replace-one.md)";
 
     private static double sampleRate(CliArgs a) {
         double r = a.doubleValue("sample-rate", 1.0);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.PublicChargingRandomness;
 import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.core.accounting.SchemeBStep;
@@ -82,6 +83,12 @@ public final class IndividualScheme implements Serializable {
      * and the limit. Charges carry over between runs on a dataset only under the same plan.
      */
     public String planId() {
+        return planId(plan, targetDelta);
+    }
+
+    /** {@link #planId()} of {@code plan} at the per-teacher target δ {@code targetDelta}. */
+    public static String planId(IndividualPlan plan, double targetDelta) {
+        String relation = "/relation=" + plan.relation().label();
         if (plan instanceof SchemeBStep.Plan b) {
             return "scheme-b/sigma="
                     + b.params().sigma()
@@ -90,7 +97,8 @@ public final class IndividualScheme implements Serializable {
                     + "/budget="
                     + b.rdpBudget()
                     + "/k="
-                    + b.k();
+                    + b.k()
+                    + relation;
         }
         SchemeAStep.Plan a = (SchemeAStep.Plan) plan;
         return "scheme-a/epsilon="
@@ -100,7 +108,63 @@ public final class IndividualScheme implements Serializable {
                 + "/tau="
                 + a.tau()
                 + "/delta="
-                + targetDelta;
+                + targetDelta
+                + relation;
+    }
+
+    /**
+     * The plan a {@link #planId()} names, as far as it fixes a teacher's limit and ε (the threshold
+     * and sample rate are not part of it: 0 and 1 here), or empty for an id this version cannot
+     * read — an entry written before the relation was part of the id was planned under add/remove.
+     */
+    public static java.util.Optional<IndividualPlan> planFromId(String id) {
+        try {
+            String[] parts = id.split("/");
+            Map<String, String> kv = new LinkedHashMap<>();
+            for (int i = 1; i < parts.length; i++) {
+                int eq = parts[i].indexOf('=');
+                if (eq > 0) {
+                    kv.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
+                }
+            }
+            NeighbourRelation relation =
+                    NeighbourRelation.of(kv.getOrDefault("relation", "add-remove"));
+            if (parts[0].equals(SchemeBStep.NAME)) {
+                return java.util.Optional.of(
+                        new SchemeBStep.Plan(
+                                new SchemeBStep.Params(Double.parseDouble(kv.get("sigma")), 0, 1.0),
+                                Double.parseDouble(kv.get("order")),
+                                Double.parseDouble(kv.get("budget")),
+                                Long.parseLong(kv.get("k")),
+                                relation));
+            }
+            if (parts[0].equals(SchemeAStep.NAME)) {
+                long width = (long) Double.parseDouble(kv.get("width"));
+                return java.util.Optional.of(
+                        new SchemeAStep.Plan(
+                                new SchemeAStep.Params(
+                                        Double.parseDouble(kv.get("epsilon")), 0, width, 1.0),
+                                Integer.parseInt(kv.get("tau")),
+                                relation));
+            }
+        } catch (RuntimeException e) {
+            // not a plan id of this version
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** The per-teacher target δ a {@link #planId()} of Scheme A names, else {@code fallback}. */
+    public static double targetDeltaFromId(String id, double fallback) {
+        for (String part : id.split("/")) {
+            if (part.startsWith("delta=")) {
+                try {
+                    return Double.parseDouble(part.substring(6));
+                } catch (NumberFormatException e) {
+                    return fallback;
+                }
+            }
+        }
+        return fallback;
     }
 
     /** The step's public charging randomness (ν = sample-rate, v = the public model's vote). */

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
@@ -124,8 +125,10 @@ record RunReport(
     /**
      * The operator-only {@code teachers.jsonl} of a per-teacher run: one row per teacher charged in
      * this run — {@code teacher}, {@code epsilon} (its individual ε at the per-teacher target δ,
-     * over every run on the dataset), {@code charges} (on the dataset), {@code chargesThisRun},
-     * {@code retired}. Data-dependent: never public.
+     * over every run on the dataset, under replace-one: against a replacement charged up to the
+     * limit — hotpate's relation), {@code epsilonAddRemove} (the add/remove reading of the same
+     * charges, for comparison only), {@code relation}, {@code charges} (on the dataset), {@code
+     * chargesThisRun}, {@code retired}. Data-dependent: never public.
      */
     private List<ObjectNode> teachers() {
         Map<Long, ObjectNode> rows = new TreeMap<>();
@@ -151,6 +154,15 @@ record RunReport(
         for (LedgerEntry e : outcome.ledger(LedgerKind.TEACHER_RETIRED)) {
             if (rows.containsKey(e.teacherId())) {
                 rows.get(e.teacherId()).put("retired", true);
+            }
+        }
+        IndividualPlan plan = cfg.individualPlan();
+        if (plan != null) {
+            double delta = cfg.budget().targetTeacherDelta();
+            for (ObjectNode o : rows.values()) {
+                long c = o.get("charges").asLong();
+                o.put("epsilonAddRemove", plan.epsilonAddRemove(c, delta));
+                o.put("relation", plan.relation().label());
             }
         }
         return List.copyOf(rows.values());

@@ -252,7 +252,10 @@ class PrivacyCommandTest {
         // n+1 GNMax answers do not fit: check through convert on the same default grid is implied
         // by
         // maxReleases; here check the Scheme B table value of §A.6.2 for (2, 1e-6) at ε ~ 0.01
-        assertThat(j.get("per_teacher").get("k").asLong()).isEqualTo(2702);
+        // (replace-one: half of it; the add/remove value is printed for comparison)
+        assertThat(j.get("per_teacher").get("k").asLong()).isEqualTo(1351);
+        assertThat(j.get("per_teacher").get("add_remove").get("k").asLong()).isEqualTo(2702);
+        assertThat(j.get("per_teacher").get("relation").asText()).isEqualTo("replace-one");
         JsonNode a =
                 json(
                         "privacy",
@@ -267,7 +270,8 @@ class PrivacyCommandTest {
                         "1",
                         "--delta",
                         "1e-6");
-        assertThat(a.get("per_teacher").get("tau").asInt()).isEqualTo(100);
+        assertThat(a.get("per_teacher").get("tau").asInt()).isEqualTo(50);
+        assertThat(a.get("per_teacher").get("add_remove").get("tau").asInt()).isEqualTo(100);
         assertThat(a.get("per_teacher").get("label").asText()).contains("DERIVED");
         assertThat(a.get("per_teacher").get("epsilon_prime").asDouble()).isLessThanOrEqualTo(1);
         assertThat(a.has("ensemble")).isFalse();
@@ -330,13 +334,21 @@ class PrivacyCommandTest {
                 .startsWith(
                         "scheme",
                         "label",
+                        "relation",
                         "sigma",
                         "k",
                         "order",
                         "rdp_budget",
                         "charge_per_involvement");
         long k = pt.get("k").asLong();
-        assertThat(k).isEqualTo(org.hotpate.core.accounting.ChargePlanning.schemeB(1, 1e-6, 8).k());
+        assertThat(k)
+                .isEqualTo(
+                        org.hotpate.core.accounting.ChargePlanning.schemeB(
+                                        1,
+                                        1e-6,
+                                        8,
+                                        org.hotpate.core.accounting.NeighbourRelation.REPLACE_ONE)
+                                .k());
         assertThat(pt.get("epsilon_per_user").asDouble()).isPositive().isLessThanOrEqualTo(1);
         assertThat(pt.get("steps_at_full_agreement").asDouble()).isEqualTo(k / 0.5);
         assertThat(pt.get("threshold").asDouble()).isEqualTo(30);
@@ -358,7 +370,7 @@ class PrivacyCommandTest {
                         "1",
                         "--delta",
                         "1e-6");
-        assertThat(a.get("per_teacher").get("tau").asInt()).isEqualTo(100);
+        assertThat(a.get("per_teacher").get("tau").asInt()).isEqualTo(50);
         assertThat(a.get("per_teacher").get("band_width").asDouble()).isEqualTo(200);
         assertThat(a.get("per_teacher").get("epsilon_per_user").asDouble())
                 .isEqualTo(a.get("per_teacher").get("epsilon_prime").asDouble());

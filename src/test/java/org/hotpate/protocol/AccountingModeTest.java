@@ -25,7 +25,7 @@ class AccountingModeTest {
     }
 
     private static final IndividualScheme B =
-            scheme(new SchemeBStep.Plan(new SchemeBStep.Params(2, 40, 1.0), 3, 1.0, 2));
+            scheme(new SchemeBStep.Plan(new SchemeBStep.Params(2, 40, 1.0), 3, 2.0, 2));
     private static final IndividualScheme A =
             scheme(new SchemeAStep.Plan(new SchemeAStep.Params(1, 50, 100, 1.0), 2));
 

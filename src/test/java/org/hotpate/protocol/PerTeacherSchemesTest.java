@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.noise.NoiseSources;
@@ -47,7 +48,7 @@ class PerTeacherSchemesTest {
         return new AccountingMode.ChargeAtVote(
                 scheme(
                         new SchemeBStep.Plan(
-                                new SchemeBStep.Params(sigma, threshold, 1.0), order, 1.0, k)));
+                                new SchemeBStep.Params(sigma, threshold, 1.0), order, 2.0, k)));
     }
 
     private static int[] votes(int n, int token, int upTo) {
@@ -195,7 +196,7 @@ class PerTeacherSchemesTest {
     void schemeB_forTarget_matchesPlanning_andKNeverPassesTheBudget() {
         SchemeBStep.Params p = new SchemeBStep.Params(Math.sqrt(2) / 0.01, 10, 1.0);
         SchemeBStep.Plan plan = SchemeBStep.Plan.forTarget(p, 1, 1e-6);
-        assertThat(plan.k()).isEqualTo(698);
+        assertThat(plan.k()).isEqualTo(349); // replace-one: half the add/remove 698
         assertThatThrownBy(
                         () -> new SchemeBStep.Plan(p, plan.order(), plan.rdpBudget(), plan.k() + 1))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -224,5 +225,33 @@ class PerTeacherSchemesTest {
                 assertThat(in.readObject()).isInstanceOf(o.getClass());
             }
         }
+    }
+
+    /** A plan id names the plan's limit, its ε and its relation; old ids read as add/remove. */
+    @Test
+    void planIdRoundTrips_withTheRelation() {
+        SchemeBStep.Plan b =
+                SchemeBStep.Plan.forTarget(new SchemeBStep.Params(12, 30, 0.5), 1, 1e-6);
+        String id = IndividualScheme.planId(b, 1e-6);
+        assertThat(id).endsWith("/relation=replace-one");
+        org.hotpate.core.accounting.IndividualPlan back =
+                IndividualScheme.planFromId(id).orElseThrow();
+        assertThat(back.limit()).isEqualTo(b.limit());
+        assertThat(back.relation()).isEqualTo(NeighbourRelation.REPLACE_ONE);
+        assertThat(back.epsilon(1, 1e-6)).isEqualTo(b.epsilon(1, 1e-6));
+        SchemeAStep.Plan a =
+                SchemeAStep.Plan.forTarget(new SchemeAStep.Params(0.1, 5, 25, 0.5), 4, 1e-6);
+        org.hotpate.core.accounting.IndividualPlan aBack =
+                IndividualScheme.planFromId(IndividualScheme.planId(a, 1e-6)).orElseThrow();
+        assertThat(aBack.limit()).isEqualTo(a.limit());
+        assertThat(aBack.epsilonAddRemove(2, 1e-6)).isEqualTo(a.epsilonAddRemove(2, 1e-6));
+        assertThat(IndividualScheme.targetDeltaFromId(IndividualScheme.planId(a, 1e-6), 0))
+                .isEqualTo(1e-6);
+        assertThat(
+                        IndividualScheme.planFromId("scheme-b/sigma=8.0/order=29.1/budget=0.5/k=2")
+                                .orElseThrow()
+                                .relation())
+                .isEqualTo(NeighbourRelation.ADD_REMOVE);
+        assertThat(IndividualScheme.planFromId("frob")).isEmpty();
     }
 }

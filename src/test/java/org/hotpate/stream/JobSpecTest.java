@@ -260,7 +260,7 @@ class JobSpecTest {
 
     private static final String SCHEME_B =
             "ensemble: {teachers: 300, kind: heterogeneous}\n"
-                    + "mechanism: {name: scheme-b, params: {sigma: 8, threshold: 30,"
+                    + "mechanism: {name: scheme-b, params: {sigma: 12, threshold: 30,"
                     + " sample-rate: 0.5}}\n";
 
     /** Issue 11: the per-teacher schemes are validated when the spec loads. */
@@ -268,7 +268,8 @@ class JobSpecTest {
     void perTeacherSchemesAreValidatedWhenTheSpecLoads() {
         JobConfig c =
                 JobSpec.parse(SCHEME_B + "budget: {delta: 1.0e-6, per-teacher-epsilon: 1}", "x");
-        assertThat(c.individualPlan().limit()).isEqualTo(2); // σ = 8 at (1, 1e-6): K = 2
+        // σ = 12 at (1, 1e-6): K = 2 under replace-one (5 under add/remove)
+        assertThat(c.individualPlan().limit()).isEqualTo(2);
         assertThat(c.budget().targetTeacherDelta()).isEqualTo(1e-6); // default: budget.delta
         assertThat(c.isPrivate()).isTrue();
         assertThat(
@@ -319,7 +320,7 @@ class JobSpecTest {
                                 + "budget: {per-teacher-epsilon: 4}",
                         "x");
         assertThat(a.individualPlan().scheme()).isEqualTo("scheme-a");
-        assertThat(a.individualPlan().limit()).isEqualTo(5);
+        assertThat(a.individualPlan().limit()).isEqualTo(2); // 5 under add/remove
         assertThat(a.kafka().topics().name(Topic.TEACHER_FEEDBACK))
                 .isEqualTo("hotpate.teacher-feedback");
         assertThatThrownBy(

@@ -82,17 +82,36 @@ public final class ChargePlanning {
     }
 
     /**
-     * Scheme A: the largest τ with ε'(m(τ)) ≤ ε_T, δ1 = δ2 = δ_T/2 (0 if even τ = 1 does not fit).
-     * Reproduces the §A.6.1 table.
+     * Scheme A under add/remove: the largest τ with ε'(m(τ)) ≤ ε_T, δ1 = δ2 = δ_T/2 (0 if even τ =
+     * 1 does not fit). Reproduces the §A.6.1 table. hotpate's relation is replace-one: use {@link
+     * #schemeATau(double, double, double, double, NeighbourRelation)}.
      */
     public static int schemeATau(
             double targetEpsilon, double targetDelta, double epsilon, double bandWidth) {
+        return schemeATau(
+                targetEpsilon, targetDelta, epsilon, bandWidth, NeighbourRelation.ADD_REMOVE);
+    }
+
+    /**
+     * Scheme A's per-user limit under {@code relation}: the largest τ with ε'(m(u·τ)) ≤ ε_T, u =
+     * {@link NeighbourRelation#usersPerPair()}, δ1 = δ2 = δ_T/2 (0 if even τ = 1 does not fit).
+     * Under replace-one the pair of worlds holds the target hits of the real user and of its
+     * replacement, each retired at τ, so Theorem 2 is applied with 2τ hits (docs/proofs/
+     * replace-one.md §3). Since ε'(m(t)) grows with t, the replace-one τ is ⌊τ_add/remove / 2⌋.
+     */
+    public static int schemeATau(
+            double targetEpsilon,
+            double targetDelta,
+            double epsilon,
+            double bandWidth,
+            NeighbourRelation relation) {
         checkPositive("targetEpsilon", targetEpsilon);
         checkOpenUnit("targetDelta", targetDelta);
         checkPositive("epsilon", epsilon);
+        int pairs = relation.usersPerPair();
         double half = targetDelta / 2;
         int tau = 0;
-        while (schemeAEpsilon(tau + 1, epsilon, bandWidth, half, half) <= targetEpsilon) {
+        while (schemeAEpsilon(pairs * (tau + 1), epsilon, bandWidth, half, half) <= targetEpsilon) {
             tau++;
             checkArgument(tau < 10_000_000, "tau does not converge");
         }
@@ -109,12 +128,35 @@ public final class ChargePlanning {
         return (long) Math.floor(2 * sigma * sigma * rdpBudget / order);
     }
 
+    /**
+     * Scheme B for a fixed order under {@code relation}: K = ⌊2σ²B/(u·α)⌋ per user, u = {@link
+     * NeighbourRelation#usersPerPair()} — under replace-one the pair's loss is at most (charges of
+     * the real user + charges of its replacement)·α/(2σ²) ≤ 2K·α/(2σ²) ≤ B.
+     */
+    public static long schemeBK(
+            double sigma, double order, double rdpBudget, NeighbourRelation relation) {
+        return schemeBK(sigma, order, rdpBudget) / relation.usersPerPair();
+    }
+
     /** Scheme B's order and K for a target (ε_T, δ_T) with ε_T = B + ln(1/δ)/(α−1). */
     public record SchemeBPlan(long k, double order, double rdpBudget) {}
 
     /**
-     * Scheme B with α optimised: maximise (ε_T − L/(α−1))/α, L = ln(1/δ_T); the optimum solves
-     * ε_T(α−1)² = L(2α−1), i.e. α* = (ε_T + L + √((ε_T + L)L))/ε_T. Reproduces the §A.6.2 table.
+     * Scheme B under {@code relation}: the order and RDP budget of {@link #schemeB(double, double,
+     * double)} (the order maximising K does not depend on how many users share it) and K = ⌊2σ²B/(u
+     * ·α)⌋ ({@link #schemeBK(double, double, double, NeighbourRelation)}).
+     */
+    public static SchemeBPlan schemeB(
+            double targetEpsilon, double targetDelta, double sigma, NeighbourRelation relation) {
+        SchemeBPlan p = schemeB(targetEpsilon, targetDelta, sigma);
+        return new SchemeBPlan(
+                schemeBK(sigma, p.order(), p.rdpBudget(), relation), p.order(), p.rdpBudget());
+    }
+
+    /**
+     * Scheme B under add/remove with α optimised: maximise (ε_T − L/(α−1))/α, L = ln(1/δ_T); the
+     * optimum solves ε_T(α−1)² = L(2α−1), i.e. α* = (ε_T + L + √((ε_T + L)L))/ε_T. Reproduces the
+     * §A.6.2 table.
      */
     public static SchemeBPlan schemeB(double targetEpsilon, double targetDelta, double sigma) {
         checkPositive("targetEpsilon", targetEpsilon);

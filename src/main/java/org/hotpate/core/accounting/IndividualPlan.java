@@ -16,13 +16,25 @@ public sealed interface IndividualPlan extends java.io.Serializable
     /** Charges a teacher may take; a teacher with this many never takes part again. */
     long limit();
 
+    /** The neighbouring relation the limit was planned under (replace-one in the job). */
+    NeighbourRelation relation();
+
     /**
-     * The individual ε at {@code delta} of a teacher with {@code charges} charges: what the
-     * scheme's statement gives a teacher stopped after that many charges (0 for none: such a
-     * teacher never entered a count, or — Scheme A — never hit a target). It never exceeds the
+     * The individual ε at {@code delta} of a teacher with {@code charges} charges under the plan's
+     * {@link #relation()}: under replace-one, the pair (this user, any replacement) with the
+     * replacement charged up to the limit — so even a teacher with no charge reads as the
+     * replacement's share; under add/remove, {@link #epsilonAddRemove}. It never exceeds the
      * per-teacher target at the target δ for charges ≤ {@link #limit()}. A teacher's guarantee is
-     * its plan's target; this number is how much of it the teacher has used. It is data-dependent
-     * (it depends on the teacher's votes): operator-only, never public.
+     * its plan's target; this number is how much of it the teacher's own charges have used. It is
+     * data-dependent (it depends on the teacher's votes): operator-only, never public.
      */
     double epsilon(long charges, double delta);
+
+    /**
+     * What the scheme's add/remove statement gives a teacher stopped after {@code charges} charges
+     * (0 for none: such a teacher never entered a count, or — Scheme A — never hit a target): the
+     * loss between the worlds with and without this user only. Printed for comparison, labelled;
+     * not hotpate's guarantee.
+     */
+    double epsilonAddRemove(long charges, double delta);
 }

@@ -24,10 +24,12 @@ import org.hotpate.core.privacy.PrivacyEvent;
  * (BETWEEN, the target: every involved teacher is charged one unit); z &gt; upper → v (ABOVE,
  * nobody charged). A teacher retires at τ charges.
  *
- * <p><b>Guarantee [DERIVED].</b> Neighbouring relation add/remove one teacher. Each step is ε-DP
- * (count sensitivity 1) with {BETWEEN} a q-target, q = (1 − e^{−εW})/(1 + e^ε), W = upper − lower
- * (Lemma 1); with τ from {@link ChargePlanning#schemeATau}, every teacher gets (ε', δ)-DP for any
- * number of steps (Theorem 2). The ensemble-level event of a step is {@code PureDp(ε)}.
+ * <p><b>Guarantee [DERIVED].</b> Neighbouring relation replace one teacher's data (n public). Each
+ * step is ε-DP (count sensitivity 1) with {BETWEEN} a q-target, q = (1 − e^{−εW})/(1 + e^ε), W =
+ * upper − lower (Lemma 1); with τ from {@link ChargePlanning#schemeATau(double, double, double,
+ * double, NeighbourRelation)} under replace-one (m for 2τ hits: the real user's and its
+ * replacement's, docs/proofs/replace-one.md §3), every teacher gets (ε', δ)-DP for any number of
+ * steps (Theorem 2). The ensemble-level event of a step is {@code PureDp(ε)}.
  */
 public final class SchemeAStep implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
@@ -75,16 +77,39 @@ public final class SchemeAStep implements java.io.Serializable {
         }
     }
 
-    /** The per-teacher plan: τ from the per-teacher target (δ split in halves, Theorem 2). */
-    public record Plan(Params params, int tau) implements IndividualPlan {
+    /**
+     * The per-teacher plan: τ from the per-teacher target under the plan's neighbouring relation (δ
+     * split in halves, Theorem 2; under replace-one with the target hits of the real user and of
+     * its replacement counted, so m is taken for 2τ hits — docs/proofs/replace-one.md §3).
+     */
+    public record Plan(Params params, int tau, NeighbourRelation relation)
+            implements IndividualPlan {
         public Plan {
             checkNotNull("params", params);
+            checkNotNull("relation", relation);
             checkArgument(tau >= 0, "tau must be >= 0; got " + tau);
         }
 
-        /** τ for {@code budget.per-teacher-epsilon} / {@code per-teacher-delta}. */
+        /** A plan under replace-one, the system's relation. */
+        public Plan(Params params, int tau) {
+            this(params, tau, NeighbourRelation.REPLACE_ONE);
+        }
+
+        /**
+         * τ for {@code budget.per-teacher-epsilon} / {@code per-teacher-delta} under replace-one.
+         */
         public static Plan forTarget(
                 Params params, double perTeacherEpsilon, double perTeacherDelta) {
+            return forTarget(
+                    params, perTeacherEpsilon, perTeacherDelta, NeighbourRelation.REPLACE_ONE);
+        }
+
+        /** As {@link #forTarget(Params, double, double)} under {@code relation}. */
+        public static Plan forTarget(
+                Params params,
+                double perTeacherEpsilon,
+                double perTeacherDelta,
+                NeighbourRelation relation) {
             checkNotNull("params", params);
             checkPositive("per-teacher-epsilon", perTeacherEpsilon);
             checkOpenUnit("per-teacher-delta", perTeacherDelta);
@@ -94,7 +119,9 @@ public final class SchemeAStep implements java.io.Serializable {
                             perTeacherEpsilon,
                             perTeacherDelta,
                             params.epsilon(),
-                            params.bandWidth()));
+                            params.bandWidth(),
+                            relation),
+                    relation);
         }
 
         @Override
@@ -108,12 +135,31 @@ public final class SchemeAStep implements java.io.Serializable {
         }
 
         /**
-         * Theorem 2's ε' with τ = charges and δ split in halves ({@link
-         * ChargePlanning#schemeAEpsilon}); 0 for no charge. At charges = τ and the target δ it is ≤
-         * the target ε.
+         * Under the plan's relation: replace-one — Theorem 2's ε' for the pair (this user, any
+         * replacement) with c + τ target hits (the replacement retired at τ); add/remove — {@link
+         * #epsilonAddRemove}. δ split in halves; ≤ the target ε at c ≤ τ and the target δ.
          */
         @Override
         public double epsilon(long charges, double delta) {
+            checkArgument(charges >= 0 && charges <= Integer.MAX_VALUE, "charges out of range");
+            if (relation == NeighbourRelation.ADD_REMOVE) {
+                return epsilonAddRemove(charges, delta);
+            }
+            checkOpenUnit("delta", delta);
+            long hits = charges + tau;
+            return hits == 0
+                    ? 0
+                    : ChargePlanning.schemeAEpsilon(
+                            Math.toIntExact(hits),
+                            params.epsilon(),
+                            params.bandWidth(),
+                            delta / 2,
+                            delta / 2);
+        }
+
+        /** Theorem 2's ε' with τ = charges (add/remove), δ split in halves; 0 for no charge. */
+        @Override
+        public double epsilonAddRemove(long charges, double delta) {
             checkArgument(charges >= 0 && charges <= Integer.MAX_VALUE, "charges out of range");
             checkOpenUnit("delta", delta);
             if (charges == 0) {

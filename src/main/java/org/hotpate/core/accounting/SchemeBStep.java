@@ -24,14 +24,17 @@ import org.hotpate.core.privacy.PrivacyEvent;
  * iff c + N_ℤ(0, σ²) ≥ t, else ⊥; <b>every</b> involved teacher is charged one unit, whatever the
  * outcome ({@link Decision#chargeInvolved()} is always true).
  *
- * <p><b>Guarantee (verified statements: Feldman &amp; Zrnic 2021, Thm 4.5, individual Rényi
- * filter).</b> Neighbouring relation: add or remove one teacher. A teacher's individual RDP at the
- * plan's order α is α/(2σ²) in each step it is involved in and 0 otherwise (it then does not enter
- * the count), known before the step from its own vote and public randomness; it takes part only
- * while its K = ⌊2σ²B/α⌋ involvements are not used up, so its total stays ≤ B and the run is (α,
- * B)-RDP, hence (B + ln(1/δ)/(α − 1), δ)-DP, for that teacher, for any number of steps. The noise
- * is the discrete Gaussian (CKS 2020) from a secure source. The ensemble-level event of one step is
- * a sensitivity-1 count with that noise ({@link #event()}), for the run's budget filter.
+ * <p><b>Guarantee (verified statements: Feldman &amp; Zrnic 2021, Thm 3.1 and 4.5, individual Rényi
+ * filter).</b> Neighbouring relation: replace one teacher's data (n public;
+ * docs/proofs/replace-one.md §2). For a pair of worlds that differ in user x (present in one) and
+ * its replacement x′ (present in the other), a step's RDP at the plan's order α is α/(2σ²) when
+ * exactly one of them is involved and 0 otherwise (the counts are then equal), known before the
+ * step from the two users' votes, charges and public randomness; each takes part only while its K =
+ * ⌊2σ²B/(2α)⌋ involvements are not used up, so the pair's total stays ≤ 2K·α/(2σ²) ≤ B and the run
+ * is (α, B)-RDP, hence (B + ln(1/δ)/(α − 1), δ)-DP, for every pair, for any number of steps. (Under
+ * add/remove the same filter allows K = ⌊2σ²B/α⌋; {@link NeighbourRelation}.) The noise is the
+ * discrete Gaussian (CKS 2020) from a secure source. The ensemble-level event of one step is a
+ * sensitivity-1 count with that noise ({@link #event()}), for the run's budget filter.
  *
  * <p>Caller's duties: n, ν, v and the coins are public and data-independent; the involved set is
  * computed from each teacher's own vote and its charges only; charges use (own vote, coin, v) —
@@ -61,13 +64,17 @@ public final class SchemeBStep implements java.io.Serializable {
     }
 
     /**
-     * The per-teacher plan: the filter's order α, RDP budget B and K = ⌊2σ²B/α⌋ (validated: K never
-     * more than the budget allows).
+     * The per-teacher plan: the filter's order α, RDP budget B and the per-user limit K under the
+     * plan's neighbouring relation — K = ⌊2σ²B/(u·α)⌋ with u = 2 under replace-one (the system's
+     * relation: the pair of worlds charges the real user and its replacement, each up to K) and u =
+     * 1 under add/remove; validated (K never more than the budget allows under the relation).
      */
-    public record Plan(Params params, double order, double rdpBudget, long k)
+    public record Plan(
+            Params params, double order, double rdpBudget, long k, NeighbourRelation relation)
             implements IndividualPlan {
         public Plan {
             checkNotNull("params", params);
+            checkNotNull("relation", relation);
             checkArgument(
                     order > 1 && Double.isFinite(order),
                     "order must be > 1 and finite; got " + order);
@@ -76,24 +83,40 @@ public final class SchemeBStep implements java.io.Serializable {
                     "rdpBudget must be >= 0 and finite; got " + rdpBudget);
             checkArgument(k >= 0, "k must be >= 0; got " + k);
             checkArgument(
-                    k <= ChargePlanning.schemeBK(params.sigma(), order, rdpBudget),
-                    "k = " + k + " exceeds what the RDP budget allows");
+                    k <= ChargePlanning.schemeBK(params.sigma(), order, rdpBudget, relation),
+                    "k = " + k + " exceeds what the RDP budget allows under " + relation.label());
+        }
+
+        /** A plan under replace-one, the system's relation. */
+        public Plan(Params params, double order, double rdpBudget, long k) {
+            this(params, order, rdpBudget, k, NeighbourRelation.REPLACE_ONE);
         }
 
         /**
          * K and α for a per-teacher target ({@code budget.per-teacher-epsilon}, {@code
-         * per-teacher-delta}) with {@link ChargePlanning#schemeB} (α optimised, classic
-         * conversion).
+         * per-teacher-delta}) under replace-one ({@link ChargePlanning#schemeB(double, double,
+         * double, NeighbourRelation)}: α optimised, classic conversion, K for two users per pair).
          */
         public static Plan forTarget(
                 Params params, double perTeacherEpsilon, double perTeacherDelta) {
+            return forTarget(
+                    params, perTeacherEpsilon, perTeacherDelta, NeighbourRelation.REPLACE_ONE);
+        }
+
+        /** As {@link #forTarget(Params, double, double)} under {@code relation}. */
+        public static Plan forTarget(
+                Params params,
+                double perTeacherEpsilon,
+                double perTeacherDelta,
+                NeighbourRelation relation) {
             checkNotNull("params", params);
             checkPositive("per-teacher-epsilon", perTeacherEpsilon);
             checkOpenUnit("per-teacher-delta", perTeacherDelta);
             ChargePlanning.SchemeBPlan p =
-                    ChargePlanning.schemeB(perTeacherEpsilon, perTeacherDelta, params.sigma());
+                    ChargePlanning.schemeB(
+                            perTeacherEpsilon, perTeacherDelta, params.sigma(), relation);
             double budget = Math.max(0, p.rdpBudget());
-            return new Plan(params, p.order(), budget, Math.max(0, p.k()));
+            return new Plan(params, p.order(), budget, Math.max(0, p.k()), relation);
         }
 
         /** A teacher's RDP charge per involvement at the plan's order: α/(2σ²). */
@@ -112,17 +135,30 @@ public final class SchemeBStep implements java.io.Serializable {
         }
 
         /**
-         * (α, c·α/(2σ²))-RDP converted classically: c·α/(2σ²) + ln(1/δ)/(α − 1); 0 for c = 0. At c
-         * ≤ K and δ = the target δ it is ≤ the target ε.
+         * Under the plan's relation: replace-one — the pair (this user, any replacement) with the
+         * replacement charged up to K: (c + K)·α/(2σ²) + ln(1/δ)/(α − 1); add/remove — {@link
+         * #epsilonAddRemove}. At c ≤ K and δ = the target δ it is ≤ the target ε.
          */
         @Override
         public double epsilon(long charges, double delta) {
             checkArgument(charges >= 0, "charges must be >= 0; got " + charges);
-            checkOpenUnit("delta", delta);
-            if (charges == 0) {
-                return 0;
+            if (relation == NeighbourRelation.ADD_REMOVE) {
+                return epsilonAddRemove(charges, delta);
             }
-            return charges * chargePerInvolvement() + Math.log(1 / delta) / (order - 1);
+            return pairEpsilon(charges + k, delta);
+        }
+
+        /** (α, c·α/(2σ²))-RDP converted classically: c·α/(2σ²) + ln(1/δ)/(α − 1); 0 for c = 0. */
+        @Override
+        public double epsilonAddRemove(long charges, double delta) {
+            checkArgument(charges >= 0, "charges must be >= 0; got " + charges);
+            checkOpenUnit("delta", delta);
+            return charges == 0 ? 0 : pairEpsilon(charges, delta);
+        }
+
+        private double pairEpsilon(long pairCharges, double delta) {
+            checkOpenUnit("delta", delta);
+            return pairCharges * chargePerInvolvement() + Math.log(1 / delta) / (order - 1);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.PublicChargingRandomness;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfidentGnmaxMechanism;
@@ -52,9 +53,10 @@ import org.hotpate.teachers.text.Tokenizer;
  * AutoPlanner}), {@code stability:σ:T} (Algorithm 2 with a distance-to-instability test: exact
  * argmax released when d + N(0, σ²) ≥ T; its δ per step is Pr[N ≥ T − 1], reported), {@code
  * scheme-a:ε:lower:upper} and {@code scheme-b:σ:threshold:rate} (individual charging with the
- * public model's coordinated proposal, per-user limits under replace-one: half the add/remove
- * limit). This is a measuring tool: its noise is secure, but it is not the job, and its numbers are
- * what docs/privacy-efficiency.md reports, not guarantees of a run.
+ * public model's coordinated proposal, per-user limits under replace-one, as the job plans them:
+ * {@code ChargePlanning} with {@code NeighbourRelation.REPLACE_ONE}, half the add/remove limit).
+ * This is a measuring tool: its noise is secure, but it is not the job, and its numbers are what
+ * docs/privacy-efficiency.md reports, not guarantees of a run.
  */
 public final class LeverStudy {
     private LeverStudy() {}
@@ -478,7 +480,12 @@ public final class LeverStudy {
             boolean[] active,
             UniformSource noise) {
         int tau =
-                ChargePlanning.schemeATau(budget.epsilon(), budget.delta(), eps, upper - lower) / 2;
+                ChargePlanning.schemeATau(
+                        budget.epsilon(),
+                        budget.delta(),
+                        eps,
+                        upper - lower,
+                        NeighbourRelation.REPLACE_ONE);
         Rational e = Rational.fromDouble(eps);
         DiscreteLaplace lap =
                 DiscreteLaplace.withScale(Rational.of(e.denominator(), e.numerator()));
@@ -533,7 +540,13 @@ public final class LeverStudy {
             double rate,
             boolean[] active,
             UniformSource noise) {
-        long k = ChargePlanning.schemeB(budget.epsilon(), budget.delta(), sigma).k() / 2;
+        long k =
+                ChargePlanning.schemeB(
+                                budget.epsilon(),
+                                budget.delta(),
+                                sigma,
+                                NeighbourRelation.REPLACE_ONE)
+                        .k();
         DiscreteGaussian g = DiscreteGaussian.withSigma(sigma);
         int[] charges = new int[s.n()];
         long[] stat = new long[2];

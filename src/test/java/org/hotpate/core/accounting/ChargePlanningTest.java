@@ -85,4 +85,41 @@ class ChargePlanningTest {
         // §A.2.4: ε = 0.01, εW = 2, target (1, 1e-6) gives τ_max = 100.
         assertThat(ChargePlanning.schemeATau(1, 1e-6, 0.01, 200)).isEqualTo(100);
     }
+
+    /**
+     * Under replace-one the pair of worlds holds two users' charges: τ is the largest with m(2τ)
+     * within the target (= ⌊τ_add/remove / 2⌋, since ε′(m(t)) grows in t) and K = ⌊K_add/remove /
+     * 2⌋ at the same order.
+     */
+    @Test
+    void replaceOne_halvesTheAddRemoveLimits() {
+        double[] ew = {Math.log(2), 1, 2, 3};
+        for (double eT : new double[] {1, 2, 4}) {
+            for (double eps : new double[] {0.01, 0.02, 0.1}) {
+                for (double e : ew) {
+                    int ar = ChargePlanning.schemeATau(eT, 1e-6, eps, e / eps);
+                    int r1 =
+                            ChargePlanning.schemeATau(
+                                    eT, 1e-6, eps, e / eps, NeighbourRelation.REPLACE_ONE);
+                    assertThat(r1).as("eT=%s eps=%s eW=%s", eT, eps, e).isEqualTo(ar / 2);
+                    if (r1 > 0) {
+                        assertThat(ChargePlanning.schemeAEpsilon(2 * r1, eps, e / eps, 5e-7, 5e-7))
+                                .isLessThanOrEqualTo(eT);
+                    }
+                }
+            }
+        }
+        for (double sigma : new double[] {8, 16, 141.42}) {
+            ChargePlanning.SchemeBPlan ar = ChargePlanning.schemeB(1, 1e-6, sigma);
+            ChargePlanning.SchemeBPlan r1 =
+                    ChargePlanning.schemeB(1, 1e-6, sigma, NeighbourRelation.REPLACE_ONE);
+            assertThat(r1.order()).isEqualTo(ar.order());
+            assertThat(r1.k()).isEqualTo(ar.k() / 2);
+            assertThat(2 * r1.k() * r1.order() / (2 * sigma * sigma))
+                    .isLessThanOrEqualTo(r1.rdpBudget());
+        }
+        assertThat(ChargePlanning.schemeB(1, 1e-6, 141.42, NeighbourRelation.REPLACE_ONE).k())
+                .isEqualTo(349);
+        assertThat(NeighbourRelation.of("replace-one")).isEqualTo(NeighbourRelation.REPLACE_ONE);
+    }
 }

@@ -22,13 +22,26 @@ class IndividualSchemesTest {
     void plans_reproduceTheAppendixATables() {
         IndividualPlan b = IndividualSchemes.plan("scheme-b", B, 1, 1e-6);
         assertThat(b).isInstanceOf(SchemeBStep.Plan.class);
-        assertThat(b.limit()).isEqualTo(698); // PRIVACY.md §A.6.2, σ = √2/0.01, (1, 1e-6)
+        // PRIVACY.md §A.6.2, σ = √2/0.01, (1, 1e-6): K = 698 under add/remove, half under
+        // replace-one (the pair holds the user's and its replacement's charges)
+        assertThat(b.limit()).isEqualTo(349);
+        assertThat(b.relation()).isEqualTo(NeighbourRelation.REPLACE_ONE);
         assertThat(b.epsilon(b.limit(), 1e-6)).isLessThanOrEqualTo(1).isGreaterThan(0.99);
-        assertThat(b.epsilon(0, 1e-6)).isZero();
+        assertThat(b.epsilonAddRemove(0, 1e-6)).isZero();
+        assertThat(b.epsilon(0, 1e-6)).as("the replacement's share").isPositive();
+        assertThat(
+                        SchemeBStep.Plan.forTarget(
+                                        SchemeBStep.Params.fromSpec(B),
+                                        1,
+                                        1e-6,
+                                        NeighbourRelation.ADD_REMOVE)
+                                .limit())
+                .isEqualTo(698);
         IndividualPlan a = IndividualSchemes.plan("scheme-a", A, 1, 1e-6);
-        assertThat(a.limit()).isEqualTo(100); // §A.6.1, ε = 0.01, εW = 2, (1, 1e-6)
-        assertThat(a.epsilon(100, 1e-6)).isLessThanOrEqualTo(1);
-        assertThat(a.epsilon(101, 1e-6)).isGreaterThan(1);
+        assertThat(a.limit()).isEqualTo(50); // §A.6.1, ε = 0.01, εW = 2, (1, 1e-6): τ 100 / 2
+        assertThat(a.epsilon(50, 1e-6)).isLessThanOrEqualTo(1);
+        assertThat(a.epsilon(51, 1e-6)).isGreaterThan(1);
+        assertThat(a.epsilonAddRemove(100, 1e-6)).isLessThanOrEqualTo(1);
         assertThat(a.scheme()).isEqualTo("scheme-a");
     }
 
@@ -81,8 +94,11 @@ class IndividualSchemesTest {
     @Test
     void plan_neverAllowsMoreThanTheBudget() {
         SchemeBStep.Params p = new SchemeBStep.Params(2, 10, 1);
-        assertThatThrownBy(() -> new SchemeBStep.Plan(p, 2, 1.0, 5)) // K = ⌊2·4·1/2⌋ = 4
-                .hasMessageContaining("exceeds what the RDP budget allows");
+        // K = ⌊2·4·1/2⌋ = 4 under add/remove, 2 under replace-one
+        assertThatThrownBy(() -> new SchemeBStep.Plan(p, 2, 1.0, 3))
+                .hasMessageContaining("exceeds what the RDP budget allows under replace-one");
+        assertThatThrownBy(() -> new SchemeBStep.Plan(p, 2, 1.0, 5, NeighbourRelation.ADD_REMOVE))
+                .hasMessageContaining("exceeds what the RDP budget allows under add-remove");
         assertThat(new SchemeBStep.Plan(p, 2, 1.0, 2).chargePerInvolvement()).isEqualTo(0.25);
     }
 
@@ -100,8 +116,9 @@ class IndividualSchemesTest {
                 .hasMessageContaining("retired");
         assertThatThrownBy(() -> new TeacherCharges(-1))
                 .isInstanceOf(IllegalArgumentException.class);
-        // ε at K: 2·0.25 + ln(1e6)/1
-        assertThat(t.epsilon(plan, 1e-6)).isEqualTo(0.5 + Math.log(1e6));
+        // ε at K under replace-one: (2 + K)·0.25 + ln(1e6)/1; add/remove: 2·0.25 + ln(1e6)/1
+        assertThat(t.epsilon(plan, 1e-6)).isEqualTo(1.0 + Math.log(1e6));
+        assertThat(plan.epsilonAddRemove(2, 1e-6)).isEqualTo(0.5 + Math.log(1e6));
     }
 
     @Test

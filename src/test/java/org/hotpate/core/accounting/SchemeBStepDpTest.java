@@ -23,8 +23,13 @@ class SchemeBStepDpTest {
     private static final int TOKEN = 7;
 
     private static SchemeBStep.Plan plan(long k) {
-        // order 2, B = 1: K = ⌊2·2.25·1/2⌋ = 2; smaller K by choice
-        return new SchemeBStep.Plan(new SchemeBStep.Params(SIGMA, THRESHOLD, 1.0), 2, 1.0, k);
+        // order 2, B = 1: K = ⌊2·2.25·1/2⌋ = 2 under add/remove (the tests below add one teacher)
+        return new SchemeBStep.Plan(
+                new SchemeBStep.Params(SIGMA, THRESHOLD, 1.0),
+                2,
+                1.0,
+                k,
+                NeighbourRelation.ADD_REMOVE);
     }
 
     /** One step: report/⊥ on counts 2 and 3 is (1, δ(1))-DP with δ of one shift-1 coordinate. */
@@ -46,7 +51,11 @@ class SchemeBStepDpTest {
         SchemeBStep quarter =
                 new SchemeBStep(
                         new SchemeBStep.Plan(
-                                new SchemeBStep.Params(SIGMA / 4, THRESHOLD, 1), 2, 1, 0),
+                                new SchemeBStep.Params(SIGMA / 4, THRESHOLD, 1),
+                                2,
+                                1,
+                                0,
+                                NeighbourRelation.ADD_REMOVE),
                         NoiseSources.seededInsecureForTestsOnly(2));
         assertThat(
                         DpTestSupport.violations(
@@ -140,5 +149,103 @@ class SchemeBStepDpTest {
     @Test
     void wholeRun_catchesChargesDecidedByTheNoisyCount() {
         assertThat(runCheck(3, d -> !d.reported())).isNotEmpty();
+    }
+
+    // ---------- replace-one (docs/proofs/replace-one.md §2) ----------
+
+    private static final int PAIR_STEPS = 4;
+    private static final int PAIR_RUNS = 200_000;
+
+    /**
+     * A run of {@link #PAIR_STEPS} steps under replace-one: the other teachers contribute {@code
+     * others} to the count; in world D user x votes the tested token in every step, in world D′ its
+     * replacement x′ votes it from step 2 on (coins 1). Each is involved while its plan admits one
+     * more charge. Released: (reports in steps 0–1) − (reports in steps 2–3), a post-processing of
+     * the transcript that an adversary who knows when each user votes would look at.
+     */
+    private static Map<Integer, Long> pairRun(
+            boolean replaced, SchemeBStep.Plan plan, int others, long seed) {
+        SchemeBStep step = new SchemeBStep(plan, NoiseSources.seededInsecureForTestsOnly(seed));
+        Map<Integer, Long> m = new TreeMap<>();
+        for (int run = 0; run < PAIR_RUNS; run++) {
+            TeacherCharges charges = TeacherCharges.NONE;
+            int d = 0;
+            for (int s = 0; s < PAIR_STEPS; s++) {
+                PublicChargingRandomness r = PublicChargingRandomness.forStep(s, 1.0, TOKEN);
+                int vote = !replaced || s >= PAIR_STEPS / 2 ? TOKEN : TOKEN + 1;
+                boolean involved = IndividualSchemes.involved(vote, 0, r, charges, plan);
+                SchemeBStep.Decision dec = step.decide(others + (involved ? 1 : 0));
+                if (involved) {
+                    charges = charges.charge(plan);
+                }
+                d += dec.reported() ? (s < PAIR_STEPS / 2 ? 1 : -1) : 0;
+            }
+            m.merge(d, 1L, Long::sum);
+        }
+        return m;
+    }
+
+    /**
+     * The check: (ε, δ) with δ the exact δ(ε) of two discrete-Gaussian coordinates, what a pair of
+     * users each charged K = 1 can differ in. The target (order 2, B = 1 at σ = 1.5) allows K = 2
+     * under add/remove and K = 1 under replace-one.
+     */
+    private static List<DpTestSupport.Violation> pairCheck(SchemeBStep.Plan plan) {
+        double eps = 1.5;
+        double delta =
+                DpTestSupport.discreteGaussianDelta(
+                        eps, new double[] {SIGMA * SIGMA, SIGMA * SIGMA}, new int[] {1, 1});
+        return DpTestSupport.violations(
+                pairRun(false, plan, 2, 21),
+                pairRun(true, plan, 2, 22),
+                PAIR_RUNS,
+                eps,
+                delta,
+                ALPHA);
+    }
+
+    private static SchemeBStep.Plan planFor(NeighbourRelation relation) {
+        // order 2, B = 1, σ = 1.5: 2σ²B/α = 2.25 → K = 2 (add/remove), 1 (replace-one)
+        long k = ChargePlanning.schemeBK(SIGMA, 2, 1.0, relation);
+        return new SchemeBStep.Plan(
+                new SchemeBStep.Params(SIGMA, THRESHOLD, 1.0), 2, 1.0, k, relation);
+    }
+
+    @Test
+    void replaceOne_theReplaceOnePlanPasses() {
+        SchemeBStep.Plan plan = planFor(NeighbourRelation.REPLACE_ONE);
+        assertThat(plan.k()).isEqualTo(1);
+        assertThat(pairCheck(plan)).isEmpty();
+    }
+
+    /**
+     * BROKEN on purpose: K planned under add/remove (2) while the pair charges both users — the
+     * transcripts then differ in four coordinates and the two-coordinate δ is violated.
+     */
+    @Test
+    void replaceOne_catchesAnAddRemovePlanUsedUnderReplaceOne() {
+        SchemeBStep.Plan broken = planFor(NeighbourRelation.ADD_REMOVE);
+        assertThat(broken.k()).isEqualTo(2);
+        assertThat(pairCheck(broken)).isNotEmpty();
+    }
+
+    /** The printed per-user ε under each relation, at the target δ: both within the target. */
+    @Test
+    void replaceOne_planForTargetHalvesKAndPrintsBothRelations() {
+        SchemeBStep.Params p = new SchemeBStep.Params(8, 30, 0.5);
+        SchemeBStep.Plan addRemove =
+                SchemeBStep.Plan.forTarget(p, 1, 1e-6, NeighbourRelation.ADD_REMOVE);
+        SchemeBStep.Plan replaceOne = SchemeBStep.Plan.forTarget(p, 1, 1e-6);
+        assertThat(replaceOne.relation()).isEqualTo(NeighbourRelation.REPLACE_ONE);
+        assertThat(addRemove.k()).isEqualTo(2);
+        assertThat(replaceOne.k()).isEqualTo(1);
+        assertThat(replaceOne.order()).isEqualTo(addRemove.order());
+        // replace-one: the user's charges plus its replacement's (up to K)
+        assertThat(replaceOne.epsilon(1, 1e-6)).isLessThanOrEqualTo(1.0);
+        assertThat(replaceOne.epsilon(1, 1e-6)).isEqualTo(addRemove.epsilonAddRemove(2, 1e-6));
+        assertThat(replaceOne.epsilonAddRemove(1, 1e-6)).isLessThan(replaceOne.epsilon(1, 1e-6));
+        assertThat(replaceOne.epsilonAddRemove(0, 1e-6)).isZero();
+        // two users each at the add/remove K (a replace-one pair) pass the target
+        assertThat(addRemove.epsilonAddRemove(2 * addRemove.k(), 1e-6)).isGreaterThan(1.0);
     }
 }

@@ -43,11 +43,11 @@ class VoteOperatorIndividualTest {
 
     private KeyedBroadcastOperatorTestHarness<Long, VoteOperator.Input, GenerationStep, Vote> h;
 
-    /** σ = 8 at (1, 10⁻⁶) plans K = 2 (docs/privacy-accounting.md §5). */
+    /** σ = 12 at (1, 10⁻⁶) plans K = 2 under replace-one (5 under add/remove). */
     private static IndividualScheme accounting(int teachers, double sampleRate) {
         SchemeBStep.Plan plan =
                 SchemeBStep.Plan.forTarget(
-                        new SchemeBStep.Params(8, 30, sampleRate), TARGET_EPS, TARGET_DELTA);
+                        new SchemeBStep.Params(12, 30, sampleRate), TARGET_EPS, TARGET_DELTA);
         PublicModel ens = Fixtures.PUBLIC_MODEL;
         return new IndividualScheme(plan, TARGET_DELTA, Fixtures.VOCAB, ens);
     }
