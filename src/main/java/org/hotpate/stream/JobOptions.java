@@ -45,7 +45,7 @@ public final class JobOptions {
                     Option.string(
                                     "name",
                                     "",
-                                    "Run name; the run id is <name>-<UTC timestamp>. Default: the spec file name.")
+                                    "Run name; the run id is <name>-<UTC yyyyMMdd-HHmmss>-<32 hex: 128 random bits>. Default: the spec file name.")
                             .derived("the spec file name", "")
                             .check(v -> v.matches(ID), "match " + ID));
 
