@@ -118,7 +118,9 @@ public final class RunCommand implements Command {
         RunSession started;
         try {
             started = resume == null ? RunSession.start(cfg, null) : RunSession.resume(cfg, resume);
-        } catch (DatasetLedger.NoBudgetLeftException | JobSpec.SpecException e) {
+        } catch (DatasetLedger.NoBudgetLeftException
+                | DatasetLedger.RunIdInUseException
+                | JobSpec.SpecException e) {
             if (stop != null) {
                 stop.release();
             }

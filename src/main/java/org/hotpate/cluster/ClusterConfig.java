@@ -19,7 +19,11 @@ import org.hotpate.io.EmbeddedKafka;
  *       savepoints under {@code D} (retained on cancellation), the cluster's restart strategy
  *       (exponential delay; jobs submitted by {@code ./hotpate run} keep it), fast heartbeats so a
  *       lost TaskManager is noticed within seconds, slots spread evenly over the TaskManagers, and
- *       the Prometheus reporter (each process gets its own port on its command line);
+ *       the Prometheus reporter (each process gets its own port on its command line). The reporter
+ *       is Flink's own {@code PrometheusReporter}, which in Flink 2.2 has no host option and
+ *       listens on every interface; hotpate's loopback-bound one ({@code
+ *       stream.ops.BoundPrometheusReporterFactory}, used by the embedded MiniCluster) is not on the
+ *       members' classpath (docs/operations.md, "Metrics");
  *   <li>{@code kafka.properties} — one combined KRaft node on loopback (the embedded broker's
  *       settings, {@link EmbeddedKafka#brokerProperties});
  *   <li>{@code log4j.properties} — one rolling file per process, {@code D/logs/<name>.log}.

@@ -80,6 +80,17 @@ public record DatasetPrior(
                 dataset, rdp, Math.min(1, approx), releases, answered, runs, nonPrivate, plan);
     }
 
+    /**
+     * Whether {@code runId} already has an entry on {@code dataset} among {@code records}. A fresh
+     * run must never take a run id the dataset's ledger already holds: its entry (key {@code
+     * <dataset>/run/<runId>}) would merge with the earlier run's and {@link #compose} would leave
+     * the earlier curve out of the prior. Only a resume (the same run continued) may reuse one.
+     */
+    public static boolean usesRunId(String dataset, List<BudgetRecord> records, String runId) {
+        return records.stream()
+                .anyMatch(r -> r.dataset().equals(dataset) && r.runId().equals(runId));
+    }
+
     /** Whether the dataset filter's plan was fixed by an earlier run. */
     boolean hasPlan() {
         return plan.length == 5;

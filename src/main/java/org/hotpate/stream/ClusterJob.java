@@ -51,7 +51,9 @@ public final class ClusterJob {
         // noise secret — on a restore the reducer's operator state keeps the original one.
         RunContext run;
         try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
-            org.hotpate.protocol.DatasetPrior prior = ledger.prior(runId);
+            // Not checked as fresh: the operator re-runs main() under the same run id on an
+            // upgrade, and this entry point cannot tell that from a new deployment.
+            org.hotpate.protocol.DatasetPrior prior = ledger.prior(runId, false);
             ledger.requireRoom(prior);
             // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
             // upgrade the restored keyed state of a teacher charged in this run wins).

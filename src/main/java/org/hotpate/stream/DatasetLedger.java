@@ -36,6 +36,17 @@ public final class DatasetLedger implements AutoCloseable {
         }
     }
 
+    /**
+     * A fresh run whose run id the dataset's ledger already holds (only a resume may reuse one).
+     */
+    public static final class RunIdInUseException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RunIdInUseException(String message) {
+            super(message);
+        }
+    }
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
     private final JobConfig cfg;
@@ -138,9 +149,26 @@ public final class DatasetLedger implements AutoCloseable {
         return out;
     }
 
-    /** The composition of the dataset's runs other than {@code runId}. */
-    public DatasetPrior prior(String runId) {
-        return DatasetPrior.compose(cfg.datasetId(), records(), runId);
+    /**
+     * The composition of the dataset's runs other than {@code runId}. A {@code fresh} run (not a
+     * resume) whose run id the ledger already holds is refused with {@link RunIdInUseException}:
+     * its curve would merge with the earlier run's entry and the earlier run would drop out of the
+     * prior ({@link DatasetPrior#usesRunId}).
+     */
+    public DatasetPrior prior(String runId, boolean fresh) {
+        List<BudgetRecord> records = records();
+        if (fresh && DatasetPrior.usesRunId(cfg.datasetId(), records, runId)) {
+            throw new RunIdInUseException(
+                    "run id '"
+                            + runId
+                            + "' is already in the budget ledger of dataset '"
+                            + cfg.datasetId()
+                            + "'; a fresh run cannot reuse it (only --from-savepoint continues a"
+                            + " run under its id; see ./hotpate ledger show --dataset "
+                            + cfg.datasetId()
+                            + ")");
+        }
+        return DatasetPrior.compose(cfg.datasetId(), records, runId);
     }
 
     /**

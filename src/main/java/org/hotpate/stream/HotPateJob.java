@@ -32,6 +32,7 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.SequenceId;
 import org.hotpate.protocol.StepId;
+import org.hotpate.stream.ops.BoundPrometheusReporterFactory;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
 import org.hotpate.stream.ops.DecodeTeacherFeedback;
@@ -425,10 +426,11 @@ public final class HotPateJob {
      *
      * <p>With a {@code tmpDir} the job runs on the embedded MiniCluster this process owns, which
      * also gets fixed-delay restarts, its temp dirs, and the Prometheus reporter when {@code
-     * flink.metrics-port} is set. Without one ({@code null}: a remote session cluster, {@code
-     * ./hotpate run --cluster}, application mode) the cluster's restart strategy applies — the job
-     * sets none — and checkpoints are retained on cancellation, so a run can be resumed from its
-     * last checkpoint as from a savepoint.
+     * flink.metrics-port} is set (bound to {@code flink.metrics-host}, loopback by default).
+     * Without one ({@code null}: a remote session cluster, {@code ./hotpate run --cluster},
+     * application mode) the cluster's restart strategy applies — the job sets none — and
+     * checkpoints are retained on cancellation, so a run can be resumed from its last checkpoint as
+     * from a savepoint.
      */
     public static Configuration flinkConfiguration(
             JobConfig cfg, String checkpointDir, String tmpDir) {
@@ -461,9 +463,12 @@ public final class HotPateJob {
         c.set(CoreOptions.TMP_DIRS, tmpDir);
         c.set(RocksDBOptions.LOCAL_DIRECTORIES, tmpDir);
         if (cfg.flink().metricsPort() > 0) {
+            // Flink's own PrometheusReporter binds every interface; this one binds
+            // flink.metrics-host (loopback by default: the metrics are operator-only).
             c.setString(
                     "metrics.reporter.prom.factory.class",
-                    "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+                    BoundPrometheusReporterFactory.class.getName());
+            c.setString("metrics.reporter.prom.host", cfg.flink().metricsHost());
             c.setString("metrics.reporter.prom.port", Integer.toString(cfg.flink().metricsPort()));
         }
         return c;

@@ -801,6 +801,10 @@ public final class JobConfig implements Serializable {
         public int metricsPort() {
             return values.get(JobOptions.FLINK_METRICS_PORT);
         }
+
+        public String metricsHost() {
+            return values.get(JobOptions.FLINK_METRICS_HOST);
+        }
     }
 
     /** Where the run's outputs go, and how long the driver waits for it. */

@@ -45,7 +45,7 @@ public final class JobOptions {
                     Option.string(
                                     "name",
                                     "",
-                                    "Run name; the run id is <name>-<UTC timestamp>. Default: the spec file name.")
+                                    "Run name; the run id is <name>-<UTC yyyyMMdd-HHmmss>-<32 hex: 128 random bits>. Default: the spec file name.")
                             .derived("the spec file name", "")
                             .check(v -> v.matches(ID), "match " + ID));
 
@@ -459,6 +459,13 @@ public final class JobOptions {
                                     0,
                                     "Prometheus reporter port of the embedded MiniCluster (0 = off); on a cluster the cluster's reporter configuration applies.")
                             .check(v -> v >= 0 && v <= 65535, "be in [0, 65535]"));
+    public static final Option<String> FLINK_METRICS_HOST =
+            declare(
+                    Option.string(
+                                    "flink.metrics-host",
+                                    "127.0.0.1",
+                                    "Address the embedded MiniCluster's Prometheus reporter binds (with flink.metrics-port): loopback by default, since the metrics are operator-only; 0.0.0.0 = every interface.")
+                            .check(v -> !v.isBlank(), "not be empty"));
 
     // ---- output ----
 

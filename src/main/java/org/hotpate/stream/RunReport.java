@@ -172,7 +172,8 @@ record RunReport(
      * The public summary: only released or public values — counts of released tokens and ⊥, ε spent
      * (data-independent), the budgets, n, the dataset and its ε over all runs. Nothing about votes,
      * retired teachers, rejected input or distributions received: those are in {@link
-     * #operatorSummary}.
+     * #operatorSummary}. Wall time and tokens/s only for a simulated run: in a records run they
+     * follow the private records (teacher build and answer times) and are operator-only.
      */
     ObjectNode summary() {
         boolean isPrivate = cfg.isPrivate();
@@ -215,8 +216,12 @@ record RunReport(
         }
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
         s.put("releases", outcome.ledger(LedgerKind.CHARGE).size());
-        s.put("elapsedSeconds", round(seconds));
-        s.put("tokensPerSecond", round(tokens / seconds));
+        if (!cfg.ensemble().fromRecords()) {
+            // Records runs: the wall time follows the teachers' build and answer times, which
+            // depend on the private records — operator-only there (operatorSummary).
+            s.put("elapsedSeconds", round(seconds));
+            s.put("tokensPerSecond", round(tokens / seconds));
+        }
         Map<String, Integer> reasons = new TreeMap<>();
         outcome.finishReasons().forEach((r, n) -> reasons.put(r.name(), n));
         s.set("finishReasons", JSON.valueToTree(reasons));
@@ -226,7 +231,8 @@ record RunReport(
     /**
      * The operator-only summary ({@code operator.json}): data-dependent and liveness figures that
      * must not be published — votes cast, steps abandoned below the quorum, retired teachers,
-     * rejected input and its reasons, distributions received.
+     * rejected input and its reasons, distributions received — and the run's wall time and tokens/s
+     * (public too for a simulated run, operator-only for a records run).
      */
     ObjectNode operatorSummary() {
         ObjectNode s = JSON.createObjectNode();
@@ -275,6 +281,13 @@ record RunReport(
         s.set("rejectedReasons", JSON.valueToTree(why));
         s.put("distributions", distributions);
         s.put("distributionsPerSecond", round(distributions / seconds));
+        // Also in the public summary of a simulated run; only here for a records run.
+        s.put("elapsedSeconds", round(seconds));
+        s.put(
+                "tokensPerSecond",
+                round(
+                        outcome.records().stream().mapToLong(r -> r.tokens().length).sum()
+                                / seconds));
         return s;
     }
 

@@ -5,18 +5,19 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.JobStatus;
@@ -105,15 +106,26 @@ public final class RunSession implements AutoCloseable {
      */
     public record Resume(RunMetadata metadata, String savepoint) {}
 
-    /** A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<4 hex>}. */
+    /**
+     * A fresh run id: {@code <name>-<UTC yyyyMMdd-HHmmss>-<32 hex>}, the hex 128 bits from {@link
+     * SecureRandom} (two runs started in the same second must not collide: the run id keys the
+     * dataset's ledger entry and seeds the public step randomness).
+     */
     public static String newRunId(JobConfig cfg) {
-        return cfg.name()
-                + "-"
-                + ZonedDateTime.now(ZoneOffset.UTC)
-                        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
-                + "-"
-                + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
+        return newRunId(cfg.name(), ZonedDateTime.now(ZoneOffset.UTC));
     }
+
+    static String newRunId(String name, ZonedDateTime nowUtc) {
+        byte[] random = new byte[16];
+        RUN_ID_RANDOM.nextBytes(random);
+        return name
+                + "-"
+                + nowUtc.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-"
+                + HexFormat.of().formatHex(random);
+    }
+
+    private static final SecureRandom RUN_ID_RANDOM = new SecureRandom();
 
     /**
      * Starts the run. {@code bootstrapOverride} (tests) uses an existing broker whatever {@code
@@ -166,7 +178,7 @@ public final class RunSession implements AutoCloseable {
             // Before anything starts: a run with no room left exits here.
             local = DatasetLedger.open(cfg, null);
             try {
-                localPrior = local.prior(runId);
+                localPrior = local.prior(runId, resume == null);
                 local.requireRoom(localPrior);
             } catch (RuntimeException e) {
                 local.close();
@@ -222,7 +234,7 @@ public final class RunSession implements AutoCloseable {
         JobConfig.Topics t = cfg.kafka().topics();
         if (datasetLedger == null) {
             datasetLedger = DatasetLedger.open(cfg, client);
-            prior = datasetLedger.prior(runId);
+            prior = datasetLedger.prior(runId, resume == null);
             datasetLedger.requireRoom(prior);
         }
         KafkaIo.createTopics(

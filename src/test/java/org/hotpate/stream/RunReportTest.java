@@ -1,0 +1,34 @@
+package org.hotpate.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+
+class RunReportTest {
+    private static RunReport report(String spec) {
+        JobConfig cfg = JobSpec.parse(spec, "x");
+        RunOutcome outcome =
+                new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
+        return new RunReport(cfg, "x-run", outcome, 0, 0.5, 125.4, 10);
+    }
+
+    @Test
+    void aRecordsRunKeepsItsWallTimeOutOfThePublicSummary() {
+        RunReport r = report("ensemble: {source: records}");
+        ObjectNode pub = r.summary();
+        assertThat(pub.has("elapsedSeconds")).isFalse();
+        assertThat(pub.has("tokensPerSecond")).isFalse();
+        ObjectNode op = r.operatorSummary();
+        assertThat(op.get("elapsedSeconds").asDouble()).isEqualTo(125.4);
+        assertThat(op.has("tokensPerSecond")).isTrue();
+    }
+
+    @Test
+    void aSimulatedRunStillPublishesItsWallTime() {
+        RunReport r = report("");
+        assertThat(r.summary().get("elapsedSeconds").asDouble()).isEqualTo(125.4);
+        assertThat(r.summary().has("tokensPerSecond")).isTrue();
+        assertThat(r.operatorSummary().get("elapsedSeconds").asDouble()).isEqualTo(125.4);
+    }
+}
