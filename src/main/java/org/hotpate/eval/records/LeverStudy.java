@@ -12,8 +12,10 @@ import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.PublicChargingRandomness;
+import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfidentGnmaxMechanism;
+import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.DiscreteGaussian;
 import org.hotpate.core.noise.DiscreteLaplace;
 import org.hotpate.core.noise.NoiseSources;
@@ -277,16 +279,11 @@ public final class LeverStudy {
                                         true,
                                         budget,
                                         (long) g.sequences() * g.maxSteps()));
+                // the mechanism the job runs for mechanism: auto, with every planned parameter
                 return ensemble(
                         s,
                         budget,
-                        new ConfidentGnmaxMechanism(
-                                plan.params().get("sigma1"),
-                                plan.params().get("threshold"),
-                                plan.params().get("sigma2"),
-                                v,
-                                s.n(),
-                                noise),
+                        Mechanisms.create(plan.mechanism(), plan.params(), v, s.n(), noise),
                         plan.explanation());
             case "confident-gnmax":
                 return ensemble(
@@ -320,7 +317,7 @@ public final class LeverStudy {
     }
 
     private static Policy ensemble(
-            Setup s, PrivacyBudget budget, ConfidentGnmaxMechanism m, String what) {
+            Setup s, PrivacyBudget budget, AggregationMechanism m, String what) {
         PrivacyEvent worst = m.worstCaseEvent();
         EnsembleBudgetFilter f =
                 EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
