@@ -306,6 +306,16 @@ public final class LedgerCommand implements Command {
             }
             d.put("runCount", runs.size());
             number(d, "epsilon", DatasetPrior.compose(e.getKey(), runs, null).epsilon(delta));
+            // Progress at the dataset filter's fixed order; without a dataset cap no order was
+            // fixed in advance, and the minimum over orders is not valid after adaptive releases.
+            d.put(
+                    "epsilonMeaning",
+                    runs.stream().anyMatch(b -> b.datasetPlan().length > 0)
+                            ? "spent so far at the dataset's fixed order (progress); the guarantee"
+                                    + " is the dataset cap planned at its first use"
+                            : "none: no dataset cap, so no order was fixed in advance for the"
+                                    + " composition; each run's epsilon is at its own filter's"
+                                    + " order");
             d.put("delta", delta);
         }
         return r;
@@ -344,10 +354,11 @@ public final class LedgerCommand implements Command {
             }
             sb.append(
                     String.format(
-                            "  all %d run(s) composed: epsilon %s at delta %s%n",
+                            "  all %d run(s) composed: epsilon %s at delta %s (%s)%n",
                             d.get("runCount").asInt(),
                             fmt(d.get("epsilon")),
-                            d.get("delta").asText()));
+                            d.get("delta").asText(),
+                            d.get("epsilonMeaning").asText()));
         }
         return sb.toString();
     }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
@@ -196,7 +197,7 @@ public final class DatasetLedger implements AutoCloseable {
                                                 + " run's budget.epsilon %s would take the dataset"
                                                 + " to %.4f > budget.dataset-epsilon %s",
                                         prior.runs(),
-                                        prior.epsilon(delta),
+                                        prior.epsilon(delta, runOrder()),
                                         delta,
                                         cfg.budget().epsilon(),
                                         RunBudget.epsilonWithFullRun(
@@ -207,9 +208,19 @@ public final class DatasetLedger implements AutoCloseable {
                         + ")");
     }
 
-    /** The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run). */
+    /**
+     * The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run): at
+     * the dataset's fixed order, or without a dataset cap at this run's planned order ({@link
+     * DatasetPrior#epsilon(double, org.hotpate.core.accounting.EnsembleBudgetFilter.Config)}).
+     */
     public double datasetEpsilon() {
-        return DatasetPrior.compose(cfg.datasetId(), records(), null).epsilon(cfg.budget().delta());
+        return DatasetPrior.compose(cfg.datasetId(), records(), null)
+                .epsilon(cfg.budget().delta(), runOrder());
+    }
+
+    /** The run filter's plan, whose order converts an uncapped dataset's curve (null: none). */
+    EnsembleBudgetFilter.Config runOrder() {
+        return RunBudget.runConfig(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
     }
 
     @Override
