@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
@@ -262,18 +263,18 @@ public final class LedgerCommand implements Command {
         for (ObjectNode o : rows) {
             sb.append(
                     String.format(
-                            "  %10d %10.4f %8d %8s%n",
+                            "  %10d %10s %8d %8s%n",
                             o.path("teacher").asLong(),
-                            o.path("epsilon").asDouble(),
+                            Decimals.up(o.path("epsilon").asDouble(), 4),
                             o.path("charges").asLong(),
                             o.path("retired").asBoolean() ? "yes" : "no"));
         }
         sb.append(
                 String.format(
-                        "  %d teacher(s) charged, %d retired, max epsilon %.4f%n",
+                        "  %d teacher(s) charged, %d retired, max epsilon %s%n",
                         rows.size(),
                         report.get("retired").asLong(),
-                        report.get("maxEpsilon").asDouble()));
+                        Decimals.up(report.get("maxEpsilon").asDouble(), 4)));
         out.print(sb);
         return 0;
     }
@@ -364,7 +365,7 @@ public final class LedgerCommand implements Command {
     }
 
     private static String fmt(com.fasterxml.jackson.databind.JsonNode n) {
-        return n == null || n.isNull() ? "none" : String.format("%.4f", n.asDouble());
+        return n == null || n.isNull() ? "none" : Decimals.up(n.asDouble(), 4); // never below
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
@@ -193,16 +194,21 @@ public final class DatasetLedger implements AutoCloseable {
                         + (prior.nonPrivate()
                                 ? "a non-private run used it"
                                 : String.format(
-                                        "%d earlier run(s) spent epsilon %.4f (delta %s), and this"
+                                        "%d earlier run(s) spent epsilon %s (delta %s), and this"
                                                 + " run's budget.epsilon %s would take the dataset"
-                                                + " to %.4f > budget.dataset-epsilon %s",
+                                                + " to %s > budget.dataset-epsilon %s",
                                         prior.runs(),
-                                        prior.epsilon(delta, runOrder()),
+                                        Decimals.up(prior.epsilon(delta, runOrder()), 4),
                                         delta,
                                         cfg.budget().epsilon(),
-                                        RunBudget.epsilonWithFullRun(
-                                                prior, cfg.budget().terms(), worst),
-                                        cfg.budget().datasetEpsilon()))
+                                        Decimals.up(
+                                                RunBudget.epsilonWithFullRun(
+                                                        prior, cfg.budget().terms(), worst),
+                                                4),
+                                        Math.min(
+                                                cfg.budget().datasetEpsilon(),
+                                                RunBudget.enforcedDatasetEpsilon(
+                                                        prior, cfg.budget().terms(), worst))))
                         + " (see ./hotpate ledger show --dataset "
                         + cfg.datasetId()
                         + ")");
