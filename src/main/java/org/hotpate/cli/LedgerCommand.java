@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
@@ -262,18 +263,18 @@ public final class LedgerCommand implements Command {
         for (ObjectNode o : rows) {
             sb.append(
                     String.format(
-                            "  %10d %10.4f %8d %8s%n",
+                            "  %10d %10s %8d %8s%n",
                             o.path("teacher").asLong(),
-                            o.path("epsilon").asDouble(),
+                            Decimals.up(o.path("epsilon").asDouble(), 4),
                             o.path("charges").asLong(),
                             o.path("retired").asBoolean() ? "yes" : "no"));
         }
         sb.append(
                 String.format(
-                        "  %d teacher(s) charged, %d retired, max epsilon %.4f%n",
+                        "  %d teacher(s) charged, %d retired, max epsilon %s%n",
                         rows.size(),
                         report.get("retired").asLong(),
-                        report.get("maxEpsilon").asDouble()));
+                        Decimals.up(report.get("maxEpsilon").asDouble(), 4)));
         out.print(sb);
         return 0;
     }
@@ -306,6 +307,16 @@ public final class LedgerCommand implements Command {
             }
             d.put("runCount", runs.size());
             number(d, "epsilon", DatasetPrior.compose(e.getKey(), runs, null).epsilon(delta));
+            // Progress at the dataset filter's fixed order; without a dataset cap no order was
+            // fixed in advance, and the minimum over orders is not valid after adaptive releases.
+            d.put(
+                    "epsilonMeaning",
+                    runs.stream().anyMatch(b -> b.datasetPlan().length > 0)
+                            ? "spent so far at the dataset's fixed order (progress); the guarantee"
+                                    + " is the dataset cap planned at its first use"
+                            : "none: no dataset cap, so no order was fixed in advance for the"
+                                    + " composition; each run's epsilon is at its own filter's"
+                                    + " order");
             d.put("delta", delta);
         }
         return r;
@@ -344,16 +355,17 @@ public final class LedgerCommand implements Command {
             }
             sb.append(
                     String.format(
-                            "  all %d run(s) composed: epsilon %s at delta %s%n",
+                            "  all %d run(s) composed: epsilon %s at delta %s (%s)%n",
                             d.get("runCount").asInt(),
                             fmt(d.get("epsilon")),
-                            d.get("delta").asText()));
+                            d.get("delta").asText(),
+                            d.get("epsilonMeaning").asText()));
         }
         return sb.toString();
     }
 
     private static String fmt(com.fasterxml.jackson.databind.JsonNode n) {
-        return n == null || n.isNull() ? "none" : String.format("%.4f", n.asDouble());
+        return n == null || n.isNull() ? "none" : Decimals.up(n.asDouble(), 4); // never below
     }
 
     /**

@@ -4,7 +4,7 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
 import org.hotpate.core.accounting.DatasetBudget;
-import org.hotpate.core.privacy.Conversion;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.RdpConversions;
 import org.hotpate.model.BudgetRecord;
 
@@ -106,11 +106,27 @@ public record DatasetPrior(
     }
 
     /**
-     * ε at {@code delta} (+∞ once a non-private run touched the dataset): at the dataset's fixed
-     * order when it has a plan; otherwise (no dataset cap) the best order for the curve, which is
-     * informational — a statement about these releases as a fixed sequence.
+     * The dataset's ε at {@code delta} from the stored plan alone: at the dataset's fixed order
+     * when it has a plan; +∞ without one (no order was fixed in advance, so the composed curve has
+     * no valid single conversion — see {@link #epsilon(double, EnsembleBudgetFilter.Config)}); 0
+     * for no runs, +∞ once a non-private run touched the dataset.
      */
     public double epsilon(double delta) {
+        return epsilon(delta, null);
+    }
+
+    /**
+     * The dataset's ε at {@code delta} (+∞ once a non-private run touched the dataset; 0 for no
+     * runs). With a plan: the conversion at the dataset's fixed order. Without one (no dataset
+     * cap): the composed curve converted at the order {@code runOrder} planned — a run filter's
+     * order, fixed before its releases from public inputs (docs/privacy-accounting.md §4) — with
+     * its conversion, at δ − its δ share (or δ − Σδ once the runs' Σδ exceeds that share); +∞ for a
+     * null {@code runOrder}. Never the minimum over orders: after adaptively chosen releases that
+     * minimum is not a valid conversion (different outcomes would lean on different orders). Like
+     * the run's {@code epsilon}, this is progress (what the releases used, at that order), not a
+     * guarantee; for a dataset's first run it equals the run's ε.
+     */
+    public double epsilon(double delta, EnsembleBudgetFilter.Config runOrder) {
         if (nonPrivate) {
             return Double.POSITIVE_INFINITY;
         }
@@ -120,11 +136,19 @@ public record DatasetPrior(
         if (hasPlan()) {
             return plannedBudget().spentEpsilon();
         }
+        if (runOrder == null) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double atOrder = rdp[runOrder.orderIndex()];
+        if (approxDelta <= runOrder.approxDeltaShare()) {
+            return runOrder.epsilonAt(atOrder);
+        }
         if (approxDelta >= delta) {
             return Double.POSITIVE_INFINITY;
         }
-        return RdpConversions.epsilon(
-                        RunBudget.grid().orders(), rdp, delta - approxDelta, Conversion.IMPROVED)
-                .epsilon();
+        return Math.max(
+                0,
+                RdpConversions.epsilonAtOrder(
+                        runOrder.order(), atOrder, delta - approxDelta, runOrder.conversion()));
     }
 }

@@ -115,6 +115,21 @@ public final class RunBudget {
         return DatasetBudget.of(first.config(), List.of(p.rdp()), p.approxDelta());
     }
 
+    /**
+     * The dataset cap the filter actually enforces for a run: the ε of the dataset's plan, fixed at
+     * its first use and never re-planned ({@link DatasetPrior#plannedBudget()}) — so a later run's
+     * {@code budget.dataset-epsilon} ({@code b.datasetEpsilon()}, the requested cap) does not
+     * change it; the requested cap for a dataset without a plan yet (this run plans it); +∞ without
+     * one.
+     */
+    public static double enforcedDatasetEpsilon(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        if (!b.datasetCapped()) {
+            return Double.POSITIVE_INFINITY;
+        }
+        DatasetBudget d = datasetBudget(p, b, worst);
+        return d == null ? b.datasetEpsilon() : d.config().budget().epsilon();
+    }
+
     /** The plan ({@link BudgetRecord#datasetPlan()}) of a dataset budget; empty for null. */
     private static double[] planOf(DatasetBudget d) {
         return d == null ? new double[0] : Arrays.copyOf(d.toState(), 5);
@@ -134,7 +149,9 @@ public final class RunBudget {
         if (p.nonPrivate()) {
             return false;
         }
-        return epsilonWithFullRun(p, b, worst) <= b.datasetEpsilon();
+        // the requested cap and the enforced one (the plan's, which a later run cannot change)
+        return epsilonWithFullRun(p, b, worst)
+                <= Math.min(b.datasetEpsilon(), enforcedDatasetEpsilon(p, b, worst));
     }
 
     /**
@@ -255,7 +272,7 @@ public final class RunBudget {
                         prior.runs() + 1,
                         false,
                         planOf(dataset))
-                .epsilon(terms.delta());
+                .epsilon(terms.delta(), runConfig(terms, worst));
     }
 
     /** The releases charged so far. */

@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
@@ -192,24 +194,39 @@ public final class DatasetLedger implements AutoCloseable {
                         + (prior.nonPrivate()
                                 ? "a non-private run used it"
                                 : String.format(
-                                        "%d earlier run(s) spent epsilon %.4f (delta %s), and this"
+                                        "%d earlier run(s) spent epsilon %s (delta %s), and this"
                                                 + " run's budget.epsilon %s would take the dataset"
-                                                + " to %.4f > budget.dataset-epsilon %s",
+                                                + " to %s > budget.dataset-epsilon %s",
                                         prior.runs(),
-                                        prior.epsilon(delta),
+                                        Decimals.up(prior.epsilon(delta, runOrder()), 4),
                                         delta,
                                         cfg.budget().epsilon(),
-                                        RunBudget.epsilonWithFullRun(
-                                                prior, cfg.budget().terms(), worst),
-                                        cfg.budget().datasetEpsilon()))
+                                        Decimals.up(
+                                                RunBudget.epsilonWithFullRun(
+                                                        prior, cfg.budget().terms(), worst),
+                                                4),
+                                        Math.min(
+                                                cfg.budget().datasetEpsilon(),
+                                                RunBudget.enforcedDatasetEpsilon(
+                                                        prior, cfg.budget().terms(), worst))))
                         + " (see ./hotpate ledger show --dataset "
                         + cfg.datasetId()
                         + ")");
     }
 
-    /** The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run). */
+    /**
+     * The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run): at
+     * the dataset's fixed order, or without a dataset cap at this run's planned order ({@link
+     * DatasetPrior#epsilon(double, org.hotpate.core.accounting.EnsembleBudgetFilter.Config)}).
+     */
     public double datasetEpsilon() {
-        return DatasetPrior.compose(cfg.datasetId(), records(), null).epsilon(cfg.budget().delta());
+        return DatasetPrior.compose(cfg.datasetId(), records(), null)
+                .epsilon(cfg.budget().delta(), runOrder());
+    }
+
+    /** The run filter's plan, whose order converts an uncapped dataset's curve (null: none). */
+    EnsembleBudgetFilter.Config runOrder() {
+        return RunBudget.runConfig(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
     }
 
     @Override

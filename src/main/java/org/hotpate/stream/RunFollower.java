@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.hotpate.core.util.Decimals;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
@@ -173,7 +174,10 @@ final class RunFollower {
                 tokens,
                 100 * failRate,
                 cfg.isPrivate()
-                        ? String.format("ε %.3f/%.3f", outcome.epsilon(), cfg.budget().epsilon())
+                        ? "ε "
+                                + Decimals.up(outcome.epsilon(), 3) // never below the charge
+                                + "/"
+                                + String.format("%.3f", cfg.budget().epsilon())
                         : "NOT PRIVATE",
                 tokens / secs);
     }

@@ -24,6 +24,8 @@ import org.hotpate.model.SyntheticRecord;
  *
  * @param earlierRuns runs on the dataset before this one (operator-only)
  * @param datasetEpsilon the dataset's ε over all runs, this one included
+ * @param datasetBudgetEpsilon the dataset cap the filter enforced (the dataset's plan, fixed at its
+ *     first use: can differ from this run's {@code budget.dataset-epsilon}; +∞ without a cap)
  * @param seconds the run's wall time
  * @param distributions teacher distributions received (operator-only)
  */
@@ -33,9 +35,17 @@ record RunReport(
         RunOutcome outcome,
         int earlierRuns,
         double datasetEpsilon,
+        double datasetBudgetEpsilon,
         double seconds,
         long distributions) {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The summary's statement of what its ε fields mean. */
+    static final String EPSILON_MEANING =
+            "epsilon and dataset_epsilon are spending so far (progress: the realized RDP at the"
+                    + " filter's fixed order, converted at delta), not guarantees; the guarantees"
+                    + " are budgetEpsilon (this run) and datasetBudgetEpsilon (the dataset cap"
+                    + " enforced, over all runs), each at delta; null = no finite value";
 
     /** Writes every file into {@code out}; returns the public summary. */
     ObjectNode writeTo(Path out) throws IOException {
@@ -191,13 +201,18 @@ record RunReport(
         s.put("privateTokens", outcome.tokens());
         s.put("fails", outcome.fails());
         s.put("fallbacks", records.stream().mapToLong(SyntheticRecord::fallbacks).sum());
+        // epsilon / dataset_epsilon: the filters' spending so far (progress, at their fixed
+        // orders); budgetEpsilon / datasetBudgetEpsilon: the guarantees (docs/privacy-accounting.md
+        // §4 "What a printed ε means"). Field names are kept; epsilonMeaning says which is which.
         putNumber(s, "epsilon", isPrivate ? outcome.epsilon() : Double.POSITIVE_INFINITY);
         s.put("delta", cfg.budget().delta());
         putNumber(s, "budgetEpsilon", cfg.budget().epsilon());
         s.put("budgetExhausted", !outcome.ledger(LedgerKind.REFUSED).isEmpty());
         s.put("dataset", cfg.datasetId());
         putNumber(s, "dataset_epsilon", isPrivate ? datasetEpsilon : Double.POSITIVE_INFINITY);
-        putNumber(s, "datasetBudgetEpsilon", cfg.budget().datasetEpsilon());
+        putNumber(s, "datasetBudgetEpsilon", datasetBudgetEpsilon); // enforced
+        putNumber(s, "datasetBudgetEpsilonRequested", cfg.budget().datasetEpsilon());
+        s.put("epsilonMeaning", EPSILON_MEANING);
         s.put("mechanism", cfg.mechanism().name());
         // Data-independent parameters (for auto: chosen from public inputs only), so public.
         s.set("mechanismParams", JSON.valueToTree(cfg.mechanism().params()));

@@ -38,6 +38,7 @@ import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.RunBudget;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
@@ -506,6 +507,10 @@ public final class RunSession implements AutoCloseable {
                         outcome,
                         prior == null ? 0 : prior.runs(),
                         datasetEpsilon(), // this run's curve included
+                        RunBudget.enforcedDatasetEpsilon(
+                                prior == null ? DatasetPrior.empty(cfg.datasetId()) : prior,
+                                cfg.budget().terms(),
+                                CoreBindings.worstCaseEvent(cfg)),
                         secs,
                         distributions)
                 .writeTo(outputDir());
@@ -524,7 +529,12 @@ public final class RunSession implements AutoCloseable {
                     outcome.ledger(LedgerKind.CHARGE).stream()
                             .mapToDouble(LedgerEntry::datasetEpsilonAfter)
                             .max()
-                            .orElse(prior.epsilon(cfg.budget().delta()));
+                            .orElse(
+                                    prior.epsilon(
+                                            cfg.budget().delta(),
+                                            RunBudget.runConfig(
+                                                    cfg.budget().terms(),
+                                                    CoreBindings.worstCaseEvent(cfg))));
             System.err.println(
                     "hotpate run: could not re-read the budget ledger ("
                             + e.getMessage()

@@ -51,6 +51,29 @@ class BudgetLedgerIoTest {
     }
 
     @Test
+    void aChargedCurveReadsBackBitForBit_soTheComposedPriorIsNeverBelowIt() throws IOException {
+        // values whose short decimals would round down: the JSON holds the shortest decimal that
+        // reads back as the same double (Double.toString), never a value rounded to fewer digits
+        double a = 0.1 + 0.2; // 0.30000000000000004
+        double b = Math.nextDown(1.23441);
+        BudgetRecord r = rec("r1", a, b, 3, 1);
+        BudgetRecord back = BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(r));
+        assertThat(back.rdp()[0]).isEqualTo(a);
+        assertThat(back.rdp()[1]).isEqualTo(b);
+        assertThat(back.epsilon()).isEqualTo(a + b);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(23);
+        for (int i = 0; i < 1000; i++) {
+            double x = rnd.nextDouble() * Math.pow(10, rnd.nextInt(-8, 3));
+            double y = Double.longBitsToDouble(rnd.nextLong(0, 0x7fefffffffffffffL));
+            BudgetRecord q = BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(rec("r", x, y, 1, 1)));
+            assertThat(Double.doubleToRawLongBits(q.rdp()[0]))
+                    .isEqualTo(Double.doubleToRawLongBits(x));
+            assertThat(Double.doubleToRawLongBits(q.rdp()[1]))
+                    .isEqualTo(Double.doubleToRawLongBits(y));
+        }
+    }
+
+    @Test
     void infiniteEpsilonRoundTripsAsNull() throws IOException {
         BudgetRecord nonPrivate =
                 new BudgetRecord(

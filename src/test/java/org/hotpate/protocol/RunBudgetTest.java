@@ -101,4 +101,88 @@ class RunBudgetTest {
         }
         assertThat(second.releases()).isLessThan(first.releases());
     }
+
+    @Test
+    void theEnforcedDatasetCapIsThePlanOfTheFirstUse_notALaterRunsRequest() {
+        BudgetTerms first = new BudgetTerms(2.0, 1e-6, 2.5);
+        RunBudget run1 = RunBudget.start(first, DatasetPrior.empty("d"), STEP);
+        assertThat(RunBudget.enforcedDatasetEpsilon(DatasetPrior.empty("d"), first, STEP))
+                .as("a dataset's first use plans the requested cap")
+                .isEqualTo(2.5);
+        while (run1.admit(STEP)) {
+            // spend the run's whole budget
+        }
+        DatasetPrior prior =
+                DatasetPrior.compose(
+                        "d", List.of(run1.record("run-1", true, "gnmax", 1, 1)), "run-2");
+        BudgetTerms later = new BudgetTerms(2.0, 1e-6, 5.0);
+        assertThat(RunBudget.enforcedDatasetEpsilon(prior, later, STEP))
+                .as("the plan fixed at the first use, not the later budget.dataset-epsilon")
+                .isEqualTo(2.5);
+        assertThat(RunBudget.epsilonWithFullRun(prior, later, STEP)).isBetween(2.5, 5.0);
+        assertThat(RunBudget.hasRoom(prior, later, STEP))
+                .as("admission compares with the enforced cap, which a full run would pass")
+                .isFalse();
+        RunBudget run2 = RunBudget.start(later, prior, STEP);
+        while (run2.admit(STEP)) {
+            assertThat(run2.datasetEpsilon()).isLessThanOrEqualTo(2.5);
+        }
+        assertThat(RunBudget.enforcedDatasetEpsilon(prior, new BudgetTerms(2.0, 1e-6, INF), STEP))
+                .as("a run without a dataset cap has no dataset filter")
+                .isInfinite();
+    }
+
+    @Test
+    void anUncappedDatasetsEpsilonIsTheCurveAtThePlannedOrder_notTheMinimumOverOrders() {
+        // Worked example: two runs of 3 Gaussian releases each (σ = 20, sensitivity √2: ρ(α) =
+        // α/400), no dataset cap. The run filter planned order α from (2.0, 1e-6) and the worst
+        // case; the dataset's curve is the sum of both runs' curves, ρ_D(α) = 6α/400, converted
+        // at that α (improved conversion, δ = 1e-6) — not at the order best for the sum.
+        PrivacyEvent step = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
+        BudgetTerms terms = new BudgetTerms(2.0, 1e-6, INF);
+        RunBudget run1 = RunBudget.start(terms, DatasetPrior.empty("d"), step);
+        for (int i = 0; i < 3; i++) {
+            assertThat(run1.admit(step)).isTrue();
+        }
+        assertThat(run1.datasetEpsilon())
+                .as("a dataset's first run: its dataset ε is its own ε")
+                .isEqualTo(run1.runEpsilon());
+        DatasetPrior prior =
+                DatasetPrior.compose(
+                        "d", List.of(run1.record("run-1", true, "gnmax", 3, 1)), "run-2");
+        RunBudget run2 = RunBudget.start(terms, prior, step);
+        for (int i = 0; i < 3; i++) {
+            assertThat(run2.admit(step)).isTrue();
+        }
+        org.hotpate.core.accounting.EnsembleBudgetFilter.Config plan =
+                RunBudget.runConfig(terms, step);
+        double[] per = org.hotpate.core.privacy.RdpAccountant.rdpOf(step, RunBudget.grid());
+        double atOrder = 6 * per[plan.orderIndex()];
+        double expected =
+                org.hotpate.core.privacy.RdpConversions.epsilonAtOrder(
+                        plan.order(), atOrder, 1e-6, plan.conversion());
+        assertThat(run2.datasetEpsilon()).isCloseTo(expected, within(1e-12));
+        double[] six = new double[per.length];
+        for (int i = 0; i < per.length; i++) {
+            six[i] = 6 * per[i];
+        }
+        double minOverOrders =
+                org.hotpate.core.privacy.RdpConversions.epsilon(
+                                RunBudget.grid().orders(), six, 1e-6, plan.conversion())
+                        .epsilon();
+        assertThat(minOverOrders)
+                .as("the old rule picked the order after the fact, and printed less")
+                .isLessThan(expected);
+        DatasetPrior both =
+                DatasetPrior.compose(
+                        "d",
+                        List.of(
+                                run1.record("run-1", true, "gnmax", 3, 1),
+                                run2.record("run-2", true, "gnmax", 3, 2)),
+                        null);
+        assertThat(both.epsilon(1e-6, plan)).isCloseTo(expected, within(1e-12));
+        assertThat(both.epsilon(1e-6))
+                .as("no order fixed in advance (no plan, no run order): no finite value")
+                .isInfinite();
+    }
 }

@@ -10,7 +10,7 @@ class RunReportTest {
         JobConfig cfg = JobSpec.parse(spec, "x");
         RunOutcome outcome =
                 new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
-        return new RunReport(cfg, "x-run", outcome, 0, 0.5, 125.4, 10);
+        return new RunReport(cfg, "x-run", outcome, 0, 0.5, 3.0, 125.4, 10);
     }
 
     @Test
@@ -30,5 +30,19 @@ class RunReportTest {
         assertThat(r.summary().get("elapsedSeconds").asDouble()).isEqualTo(125.4);
         assertThat(r.summary().has("tokensPerSecond")).isTrue();
         assertThat(r.operatorSummary().get("elapsedSeconds").asDouble()).isEqualTo(125.4);
+    }
+
+    @Test
+    void theSummaryPrintsTheEnforcedDatasetCap_andWhatEachEpsilonMeans() {
+        // the dataset's plan (fixed at its first use) enforces 3.0; this run asked for 5.0
+        ObjectNode pub = report("budget: {dataset-epsilon: 5.0}").summary();
+        assertThat(pub.get("datasetBudgetEpsilon").asDouble()).isEqualTo(3.0);
+        assertThat(pub.get("datasetBudgetEpsilonRequested").asDouble()).isEqualTo(5.0);
+        assertThat(pub.get("epsilonMeaning").asText())
+                .contains("progress")
+                .contains("budgetEpsilon")
+                .contains("datasetBudgetEpsilon");
+        assertThat(pub.has("epsilon")).isTrue();
+        assertThat(pub.has("budgetEpsilon")).isTrue();
     }
 }
