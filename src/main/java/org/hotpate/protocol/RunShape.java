@@ -51,28 +51,6 @@ public record RunShape(
         checkNotNull("earlyStop", earlyStop);
     }
 
-    /** A shape without an early-stop rule. */
-    public RunShape(
-            String runId,
-            String ensembleId,
-            long runSeed,
-            int vocabularySize,
-            long stepDeadlineMs,
-            int sequences,
-            int maxSteps,
-            int attempts) {
-        this(
-                runId,
-                ensembleId,
-                runSeed,
-                vocabularySize,
-                stepDeadlineMs,
-                sequences,
-                maxSteps,
-                attempts,
-                EarlyStop.NONE);
-    }
-
     /**
      * The public seed of a step of this run: {@code SeedDerivation.stepSeed(runSeed,
      * "<runId>/<sequence>", position, attempt)} (docs/shared-randomness.md §4). The run id makes a

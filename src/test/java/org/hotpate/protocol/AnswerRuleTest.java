@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** The answer rule, verdict by verdict (validated and voted once, at the source). */
 class AnswerRuleTest {
-    private static final RunShape SHAPE = new RunShape("r", "ens", 42, 10, 1000, 4, 8, 2);
+    private static final RunShape SHAPE =
+            new RunShape("r", "ens", 42, 10, 1000, 4, 8, 2, EarlyStop.NONE);
     private final Voter voter = new Voter("coordinated");
 
     private AnswerRule.Verdict judge(Distribution d) {

@@ -9,7 +9,8 @@ import org.hotpate.model.Vote;
 import org.junit.jupiter.api.Test;
 
 class OpenStepsTest {
-    private static final RunShape SHAPE = new RunShape("r", "ens", 1, 10, 1000, 10, 10, 10);
+    private static final RunShape SHAPE =
+            new RunShape("r", "ens", 1, 10, 1000, 10, 10, 10, EarlyStop.NONE);
 
     private static GenerationStep step(long seq, int pos, int attempt, long issuedAt) {
         return SHAPE.issue(seq, pos, attempt, new int[pos], new int[0], "", issuedAt);

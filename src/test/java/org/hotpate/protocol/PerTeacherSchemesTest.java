@@ -212,7 +212,7 @@ class PerTeacherSchemesTest {
             new AccountingMode.EnsembleOnly(),
             TeacherAccount.of(3),
             new StepId("r/x", 1, 2, 3),
-            new RunShape("r", "e", 1, 10, 1000, 1, 1, 1)
+            new RunShape("r", "e", 1, 10, 1000, 1, 1, 1, EarlyStop.NONE)
         };
         for (Object o : objects) {
             java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

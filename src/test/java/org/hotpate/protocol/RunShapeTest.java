@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class RunShapeTest {
     private static RunShape shape(String run, long seed) {
-        return new RunShape(run, "ens", seed, 1050, 1000, 4, 8, 3);
+        return new RunShape(run, "ens", seed, 1050, 1000, 4, 8, 3, EarlyStop.NONE);
     }
 
     @Test

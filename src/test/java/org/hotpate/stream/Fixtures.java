@@ -15,7 +15,17 @@ public final class Fixtures {
     public static final int VOCAB = 10;
 
     /** The shape of the fixtures' run: seed 42, 10 tokens, 1 s deadline, wide bounds. */
-    public static final RunShape SHAPE = new RunShape(RUN, "ens", 42, VOCAB, 1000, 100, 100, 100);
+    public static final RunShape SHAPE =
+            new RunShape(
+                    RUN,
+                    "ens",
+                    42,
+                    VOCAB,
+                    1000,
+                    100,
+                    100,
+                    100,
+                    org.hotpate.protocol.EarlyStop.NONE);
 
     /** The public model of an external ensemble over the fixtures' vocabulary. */
     public static final PublicModel PUBLIC_MODEL =

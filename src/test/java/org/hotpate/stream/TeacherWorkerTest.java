@@ -37,7 +37,17 @@ class TeacherWorkerTest {
                 s,
                 0,
                 new int[0],
-                new RunShape("r", "ens", 42, 1050, 1000, 1, 100, 1).seed(0, s, 0),
+                new RunShape(
+                                "r",
+                                "ens",
+                                42,
+                                1050,
+                                1000,
+                                1,
+                                100,
+                                1,
+                                org.hotpate.protocol.EarlyStop.NONE)
+                        .seed(0, s, 0),
                 RunShape.RANDOMNESS_VERSION,
                 1050,
                 0,

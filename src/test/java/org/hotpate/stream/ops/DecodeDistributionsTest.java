@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * steps outside the run go on without a vote.
  */
 class DecodeDistributionsTest {
-    private static final RunShape SHAPE = new RunShape(RUN, "ens", 42, VOCAB, 1000, 4, 8, 2);
+    private static final RunShape SHAPE =
+            new RunShape(RUN, "ens", 42, VOCAB, 1000, 4, 8, 2, org.hotpate.protocol.EarlyStop.NONE);
     private OneInputStreamOperatorTestHarness<RawRecord, Vote> h;
 
     private void open(boolean votesDirect) throws Exception {

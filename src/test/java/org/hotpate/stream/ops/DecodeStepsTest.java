@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * INVALID_STEP with the reason, never opened.
  */
 class DecodeStepsTest {
-    private static final RunShape SHAPE = new RunShape(RUN, "ens", 42, 1050, 1000, 4, 8, 3);
+    private static final RunShape SHAPE =
+            new RunShape(RUN, "ens", 42, 1050, 1000, 4, 8, 3, org.hotpate.protocol.EarlyStop.NONE);
     private static final StepFactory STEPS = new StepFactory(SHAPE, SequencePrompts.NONE);
     private OneInputStreamOperatorTestHarness<RawRecord, GenerationStep> h;
 
@@ -66,7 +67,16 @@ class DecodeStepsTest {
     @Test
     void stepsOfOtherRunsAreSkippedSilently() throws Exception {
         send(
-                new RunShape("other-run", "ens", 42, 1050, 1000, 4, 8, 3)
+                new RunShape(
+                                "other-run",
+                                "ens",
+                                42,
+                                1050,
+                                1000,
+                                4,
+                                8,
+                                3,
+                                org.hotpate.protocol.EarlyStop.NONE)
                         .issue(0, 0, 0, new int[0], new int[0], "", 5));
         assertThat(h.extractOutputValues()).isEmpty();
         assertThat(details()).isEmpty();

@@ -30,7 +30,16 @@ class SequenceLoopTest {
     private static final long WATCHDOG = 3000;
     private static final StepFactory STEPS =
             new StepFactory(
-                    new RunShape(RUN, "ens", 42, 1050, 1000, 1000, 1000, 1000),
+                    new RunShape(
+                            RUN,
+                            "ens",
+                            42,
+                            1050,
+                            1000,
+                            1000,
+                            1000,
+                            1000,
+                            org.hotpate.protocol.EarlyStop.NONE),
                     SequencePrompts.NONE);
     private KeyedTwoInputStreamOperatorTestHarness<
                     String, StepResult, GenerationStep, GenerationStep>
