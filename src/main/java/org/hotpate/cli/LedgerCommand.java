@@ -19,6 +19,7 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
@@ -126,7 +127,12 @@ public final class LedgerCommand implements Command {
                 } catch (JobSpec.SpecException e) {
                     throw new UsageException(e.getMessage());
                 }
-                records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
+                // As the run composes it: the topic's entries with the local ledger-dir's.
+                records =
+                        DatasetLedger.records(
+                                JobConfig.of(cfg.values().with(JobOptions.BUDGET_DATASET, dataset)),
+                                client);
+                where += " + local " + cfg.ledgerDir();
             }
         } else if (a.has("bootstrap")) {
             String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());

@@ -120,6 +120,8 @@ public final class RunCommand implements Command {
             started = resume == null ? RunSession.start(cfg, null) : RunSession.resume(cfg, resume);
         } catch (DatasetLedger.NoBudgetLeftException
                 | DatasetLedger.RunIdInUseException
+                | DatasetLedger.DatasetInUseException
+                | DatasetLedger.RunRefusedException
                 | JobSpec.SpecException e) {
             if (stop != null) {
                 stop.release();
@@ -227,12 +229,19 @@ public final class RunCommand implements Command {
 
     /**
      * The spec pointed at the local cluster in {@code dir}: its broker and its JobManager, the slim
-     * job jar, checkpoints under {@code dir/checkpoints}; everything else as the spec says.
+     * job jar, checkpoints under {@code dir/checkpoints}, the local budget ledger unless the spec
+     * names one (the cluster runs on this machine); everything else as the spec says.
      */
     public static JobConfig onCluster(JobConfig cfg, ClusterInfo info, Path clusterJar, Path dir) {
         URI rest = URI.create(info.rest());
         return JobConfig.of(
                 cfg.values()
+                        // The local cluster's TaskManagers share this machine's ledger directory:
+                        // `run spec` and `run spec --cluster D` spend one dataset's one ledger.
+                        .with(
+                                JobOptions.BUDGET_LEDGER,
+                                cfg.budget().ledger().orElse(JobConfig.LedgerMode.LOCAL.label()))
+                        .with(JobOptions.FLINK_FILESYSTEM, "shared")
                         .with(JobOptions.KAFKA_MODE, "external")
                         .with(JobOptions.KAFKA_BOOTSTRAP, info.bootstrap())
                         .with(JobOptions.FLINK_MODE, "remote")

@@ -17,6 +17,7 @@ import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
+import org.hotpate.model.LedgerMarker;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.PayloadKind;
 import org.hotpate.model.PrivateRecord;
@@ -380,6 +381,58 @@ public final class AvroWire {
         } catch (IllegalArgumentException e) {
             throw new UndecodableException("not a valid teacher entry: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A driver's marker on the budget-ledger topic (not a spending entry; the spending readers skip
+     * it): kind {@code lease} (a run's claim on its dataset: {@code runId}, {@code mechanism} = the
+     * claim id, {@code releases} = 1 held / 0 released, {@code updatedAtMs} = the last heartbeat,
+     * {@code answered} unused) or kind {@code finished} ({@code runId} = the ledger account of a
+     * run that ended cleanly; it cannot be resumed).
+     */
+    public static byte[] encode(LedgerMarker m) {
+        var a =
+                org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
+                        .setDataset(m.dataset())
+                        .setKind(m.kind())
+                        .setRunId(m.runId())
+                        .setTeacherId(null)
+                        .setDifferentiallyPrivate(true)
+                        .setMechanism(m.tag())
+                        .setOrders(List.of())
+                        .setRdp(List.of())
+                        .setApproxDelta(0)
+                        .setDelta(0)
+                        .setReleases(m.held() ? 1 : 0)
+                        .setAnswered(0)
+                        .setEpsilon(0)
+                        .setUpdatedAtMs(m.atMs())
+                        .setDatasetPlan(List.of())
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
+    }
+
+    /** A marker of the budget-ledger topic ({@link #encode(LedgerMarker)}), or empty. */
+    public static java.util.Optional<LedgerMarker> decodeMarker(byte[] b)
+            throws UndecodableException {
+        var a =
+                decode(
+                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
+                        "BudgetLedgerRecord");
+        if (!LedgerMarker.LEASE.equals(a.getKind()) && !LedgerMarker.FINISHED.equals(a.getKind())) {
+            return java.util.Optional.empty();
+        }
+        if (a.getRunId() == null) {
+            throw new UndecodableException("ledger marker without runId", null);
+        }
+        return java.util.Optional.of(
+                new LedgerMarker(
+                        a.getDataset(),
+                        a.getKind(),
+                        a.getRunId(),
+                        a.getMechanism(),
+                        a.getReleases() > 0,
+                        a.getUpdatedAtMs()));
     }
 
     // ---- records ----

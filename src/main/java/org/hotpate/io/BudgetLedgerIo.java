@@ -508,6 +508,22 @@ public final class BudgetLedgerIo {
         return new DatasetLock(ch, lock);
     }
 
+    /**
+     * {@code <dir>/<dataset>/runs/<account>.finished}: the mark of a run that ended cleanly (it
+     * cannot be resumed); durable when this returns.
+     */
+    public static void markFinishedLocal(Path dir, String dataset, String account)
+            throws IOException {
+        Path f = dir.resolve(dataset).resolve("runs").resolve(account + ".finished");
+        Files.createDirectories(f.getParent());
+        writeAtomically(f, new byte[0]);
+    }
+
+    /** Whether {@link #markFinishedLocal} marked {@code account}. */
+    public static boolean finishedLocal(Path dir, String dataset, String account) {
+        return Files.exists(dir.resolve(dataset).resolve("runs").resolve(account + ".finished"));
+    }
+
     /** The largest version per run of {@code records}. */
     public static List<BudgetRecord> latest(Collection<BudgetRecord> records) {
         Map<String, BudgetRecord> m = new LinkedHashMap<>();

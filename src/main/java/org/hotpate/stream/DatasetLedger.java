@@ -7,12 +7,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
+import org.hotpate.io.LedgerMarkersIo;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.LedgerMarker;
 import org.hotpate.model.TeacherSpend;
+import org.hotpate.protocol.DatasetLeases;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.RunBudget;
@@ -49,11 +53,38 @@ public final class DatasetLedger implements AutoCloseable {
         }
     }
 
+    /** A run that cannot start because another run holds its dataset (exit 2). */
+    public static final class DatasetInUseException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public DatasetInUseException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A run the dataset's ledger refuses whatever its budget: another accounting on the dataset
+     * (per-teacher vs ensemble), a finished run resumed (exit 2).
+     */
+    public static final class RunRefusedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RunRefusedException(String message) {
+            super(message);
+        }
+    }
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    /** A lease's heartbeat period and the silence after which an embedded run's claim lapses. */
+    static final Duration LEASE_HEARTBEAT = Duration.ofSeconds(5);
+
+    static final Duration LEASE_TIMEOUT = Duration.ofSeconds(30);
 
     private final JobConfig cfg;
     private final Properties client; // null in local mode
     private final BudgetLedgerIo.DatasetLock lock; // null in kafka mode
+    private Lease lease; // kafka mode, once acquired
 
     private DatasetLedger(JobConfig cfg, Properties client, BudgetLedgerIo.DatasetLock lock) {
         this.cfg = cfg;
@@ -84,38 +115,63 @@ public final class DatasetLedger implements AutoCloseable {
         return new DatasetLedger(cfg, client, null);
     }
 
-    /** Every run entry of the dataset (the largest version of each). */
+    /**
+     * Every run entry of the dataset (the largest version of each). In Kafka mode also the entries
+     * of the local ledger in {@code budget.ledger-dir} on this machine: a dataset used by local
+     * runs before is composed with them, not started afresh in a second store (merged by key, so an
+     * entry in both counts once).
+     */
     public List<BudgetRecord> records() {
-        List<BudgetRecord> all;
-        if (client == null) {
-            try {
-                all = BudgetLedgerIo.readLocal(cfg.ledgerDir(), cfg.datasetId());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        } else {
-            all =
-                    BudgetLedgerIo.readTopic(
-                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT);
-        }
-        return all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList();
+        return records(cfg, client);
     }
 
-    /** Every teacher entry of the dataset (per-teacher schemes; the largest version of each). */
+    /**
+     * {@link #records()} of {@code cfg}'s dataset read without opening the ledger ({@code client}
+     * null: the local ledger only; {@code ./hotpate ledger show --spec}).
+     */
+    public static List<BudgetRecord> records(JobConfig cfg, Properties client) {
+        List<BudgetRecord> all;
+        try {
+            all =
+                    new java.util.ArrayList<>(
+                            BudgetLedgerIo.readLocal(cfg.ledgerDir(), cfg.datasetId()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (client != null) {
+            all.addAll(
+                    BudgetLedgerIo.readTopic(
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
+        }
+        return BudgetLedgerIo.latest(
+                all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList());
+    }
+
+    /**
+     * Every teacher entry of the dataset (per-teacher schemes; the largest version of each; in
+     * Kafka mode with the local ledger's, like {@link #records()}).
+     */
     public List<TeacherSpend> teacherSpends() {
         List<TeacherSpend> all;
-        if (client == null) {
-            try {
-                all = BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), cfg.datasetId());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        } else {
+        try {
             all =
-                    BudgetLedgerIo.readTeachersTopic(
-                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT);
+                    new java.util.ArrayList<>(
+                            BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), cfg.datasetId()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return all.stream().filter(t -> t.dataset().equals(cfg.datasetId())).toList();
+        if (client != null) {
+            all.addAll(
+                    BudgetLedgerIo.readTeachersTopic(
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
+        }
+        Map<String, TeacherSpend> latest = new java.util.LinkedHashMap<>();
+        for (TeacherSpend t : all) {
+            if (t.dataset().equals(cfg.datasetId())) {
+                latest.merge(t.key(), t, TeacherSpend::max);
+            }
+        }
+        return List.copyOf(latest.values());
     }
 
     /**
@@ -152,17 +208,19 @@ public final class DatasetLedger implements AutoCloseable {
     }
 
     /**
-     * The composition of the dataset's runs other than {@code runId}. A {@code fresh} run (not a
+     * The composition of the dataset's runs other than ledger account {@code account} (a run's
+     * account is its run id, or a fork's {@link #resumeAccount}). A {@code fresh} run (not a
      * resume) whose run id the ledger already holds is refused with {@link RunIdInUseException}:
      * its curve would merge with the earlier run's entry and the earlier run would drop out of the
-     * prior ({@link DatasetPrior#usesRunId}).
+     * prior ({@link DatasetPrior#usesRunId}). Refuses ({@link RunRefusedException}) a run whose
+     * accounting does not compose with the dataset's ({@link #requireSameAccounting}).
      */
-    public DatasetPrior prior(String runId, boolean fresh) {
+    public DatasetPrior prior(String account, boolean fresh) {
         List<BudgetRecord> records = records();
-        if (fresh && DatasetPrior.usesRunId(cfg.datasetId(), records, runId)) {
+        if (fresh && DatasetPrior.usesRunId(cfg.datasetId(), records, account)) {
             throw new RunIdInUseException(
                     "run id '"
-                            + runId
+                            + account
                             + "' is already in the budget ledger of dataset '"
                             + cfg.datasetId()
                             + "'; a fresh run cannot reuse it (only --from-savepoint continues a"
@@ -170,7 +228,153 @@ public final class DatasetLedger implements AutoCloseable {
                             + cfg.datasetId()
                             + ")");
         }
-        return DatasetPrior.compose(cfg.datasetId(), records, runId);
+        requireSameAccounting(records);
+        return DatasetPrior.compose(cfg.datasetId(), records, account);
+    }
+
+    /**
+     * Per-teacher and ensemble accounting do not compose on one dataset (issue 23): an ensemble run
+     * would let teachers a per-teacher run retired vote again and charge none of them, and a
+     * per-teacher run starts every teacher at 0 whatever earlier ensemble runs took from it. So a
+     * dataset keeps the accounting of its first run; a run of the other kind is refused, naming
+     * what the dataset holds.
+     */
+    void requireSameAccounting(List<BudgetRecord> records) {
+        IndividualScheme scheme = CoreBindings.accountingMode(cfg).scheme();
+        if (scheme == null) {
+            List<TeacherSpend> teachers = teacherSpends();
+            if (!teachers.isEmpty()) {
+                TeacherSpend t = teachers.get(0);
+                throw new RunRefusedException(
+                        "dataset '"
+                                + cfg.datasetId()
+                                + "' is under per-teacher accounting: "
+                                + teachers.size()
+                                + " teacher(s) charged under the per-teacher budget "
+                                + t.plan()
+                                + " (per-teacher epsilon at delta "
+                                + t.delta()
+                                + "; "
+                                + teachers.stream().filter(TeacherSpend::retired).count()
+                                + " retired). An ensemble run (mechanism "
+                                + cfg.mechanism().name()
+                                + ") would let retired teachers vote and charge none of them; run"
+                                + " mechanism.name "
+                                + t.plan().substring(0, Math.max(0, t.plan().indexOf('/')))
+                                + " with the same per-teacher plan, or use another budget.dataset"
+                                + " (see ./hotpate ledger teachers --dataset "
+                                + cfg.datasetId()
+                                + ")");
+            }
+            return;
+        }
+        List<BudgetRecord> ensemble =
+                records.stream()
+                        .filter(r -> !IndividualSchemes.isIndividual(r.mechanism()))
+                        .toList();
+        if (!ensemble.isEmpty()) {
+            throw new RunRefusedException(
+                    "dataset '"
+                            + cfg.datasetId()
+                            + "' has "
+                            + ensemble.size()
+                            + " ensemble-accounted run(s) (e.g. "
+                            + ensemble.get(0).runId()
+                            + ", mechanism "
+                            + ensemble.get(0).mechanism()
+                            + "); per-teacher accounting (mechanism "
+                            + cfg.mechanism().name()
+                            + ", budget.per-teacher-epsilon "
+                            + cfg.budget().perTeacherEpsilon()
+                            + ") would start every teacher at 0 and not count them. Use another"
+                            + " budget.dataset (see ./hotpate ledger show --dataset "
+                            + cfg.datasetId()
+                            + ")");
+        }
+    }
+
+    /**
+     * The ledger account a resume of run {@code meta} continues (issue 23, "resume forks"). The run
+     * continues under its own account when that account's entry holds no more than the savepoint
+     * recorded when the driver stopped the run (nothing was released after the snapshot). Otherwise
+     * — the same savepoint resumed a second time, an older savepoint, a retained checkpoint — the
+     * releases after the snapshot stay public while the restored state forgets them: the resume
+     * becomes a fork with a new account {@code <runId>~r<k>}, and its prior includes every earlier
+     * account of the run, so the dataset's ε counts both branches (an over-count of the shared
+     * prefix, never an under-count). A run marked finished is refused.
+     */
+    public String resumeAccount(RunMetadata meta) {
+        String runId = meta.runId();
+        String account = meta.account() == null ? runId : meta.account();
+        if (finished(account)) {
+            throw new RunRefusedException(
+                    "run "
+                            + runId
+                            + " finished (its ledger entry "
+                            + account
+                            + " on dataset '"
+                            + cfg.datasetId()
+                            + "' is marked finished); a finished run cannot be resumed — start a"
+                            + " new run");
+        }
+        List<BudgetRecord> records = records();
+        BudgetRecord entry =
+                records.stream().filter(r -> r.runId().equals(account)).findFirst().orElse(null);
+        if (entry == null || meta.coversLedger(entry)) {
+            return account;
+        }
+        int k = 1;
+        while (true) {
+            String fork = runId + "~r" + k;
+            if (records.stream().noneMatch(r -> r.runId().equals(fork))) {
+                return fork;
+            }
+            k++;
+        }
+    }
+
+    /** The run's entry ({@code account}) as the ledger holds it now, or null. */
+    public BudgetRecord entry(String account) {
+        return records().stream().filter(r -> r.runId().equals(account)).findFirst().orElse(null);
+    }
+
+    /**
+     * Marks ledger account {@code account} finished: the run ended cleanly and cannot be resumed.
+     */
+    public void markFinished(String account) {
+        long now = System.currentTimeMillis();
+        if (client == null) {
+            try {
+                BudgetLedgerIo.markFinishedLocal(cfg.ledgerDir(), cfg.datasetId(), account);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            try (LedgerMarkersIo m = markers()) {
+                m.append(LedgerMarker.finished(cfg.datasetId(), account, now));
+            }
+        }
+    }
+
+    private boolean finished(String account) {
+        if (BudgetLedgerIo.finishedLocal(cfg.ledgerDir(), cfg.datasetId(), account)) {
+            return true;
+        }
+        if (client == null) {
+            return false;
+        }
+        try (LedgerMarkersIo m = markers()) {
+            return m.read(cfg.datasetId(), -1).stream()
+                    .anyMatch(
+                            x ->
+                                    LedgerMarker.FINISHED.equals(x.kind())
+                                            && x.runId().equals(account));
+        }
+    }
+
+    private LedgerMarkersIo markers() {
+        return new LedgerMarkersIo(
+                client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), cfg.datasetId());
     }
 
     /**
@@ -229,8 +433,144 @@ public final class DatasetLedger implements AutoCloseable {
         return RunBudget.runConfig(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
     }
 
+    /**
+     * Takes the dataset's lease for run {@code runId} before the run reads its prior (Kafka mode;
+     * local mode already holds the directory's lock): appends a claim to the dataset's partition of
+     * the ledger topic and reads up to it ({@link DatasetLeases}). Throws {@link
+     * DatasetInUseException} naming the dataset and the holder when another run holds it; else
+     * heartbeats until {@link #close}.
+     */
+    public void acquire(String runId) {
+        if (client == null || lease != null) {
+            return;
+        }
+        lease = new Lease(markers(), cfg.datasetId(), runId);
+        try {
+            lease.claim();
+        } catch (RuntimeException e) {
+            lease.release();
+            lease = null;
+            throw e;
+        }
+    }
+
+    /**
+     * The run's job is on a remote cluster: its claim names the job, so that if this driver goes
+     * silent the claim stays in force while the job may still run.
+     */
+    public void jobSubmitted(String flinkRest, String jobId) {
+        if (lease != null) {
+            lease.tag = DatasetLeases.tag(lease.claimId, flinkRest, jobId);
+            lease.beat();
+        }
+    }
+
+    /** A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. */
+    private static final class Lease {
+        private final LedgerMarkersIo markers;
+        private final String dataset;
+        private final String runId;
+        private final String claimId;
+        private volatile String tag;
+        private java.util.concurrent.ScheduledExecutorService heartbeat;
+
+        Lease(LedgerMarkersIo markers, String dataset, String runId) {
+            this.markers = markers;
+            this.dataset = dataset;
+            this.runId = runId;
+            byte[] b = new byte[12];
+            new java.security.SecureRandom().nextBytes(b);
+            this.claimId = java.util.HexFormat.of().formatHex(b);
+            this.tag = claimId;
+        }
+
+        void claim() {
+            long offset =
+                    markers.append(
+                            LedgerMarker.lease(
+                                    dataset, runId, tag, true, System.currentTimeMillis()));
+            List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
+            long now = System.currentTimeMillis();
+            DatasetLeases.Claim holder =
+                    DatasetLeases.holder(
+                                    claims, now, LEASE_TIMEOUT.toMillis(), DatasetLedger::jobMayRun)
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "the lease claim of run "
+                                                            + runId
+                                                            + " is not in the ledger topic"));
+            if (!holder.claimId().equals(claimId)) {
+                throw new DatasetInUseException(
+                        "dataset '"
+                                + dataset
+                                + "' is in use by run "
+                                + holder.runId()
+                                + " (last heartbeat "
+                                + Math.max(0, (now - holder.lastMs()) / 1000)
+                                + " s ago"
+                                + DatasetLeases.remoteJob(holder.tag())
+                                        .map(j -> ", Flink job " + j[1] + " at " + j[0])
+                                        .orElse("")
+                                + "); one run per dataset at a time — wait for it to end (a"
+                                + " claim lapses "
+                                + LEASE_TIMEOUT.toSeconds()
+                                + " s after its driver stops, once its job no longer runs)");
+            }
+            heartbeat =
+                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                            r -> {
+                                Thread t = new Thread(r, "dataset-lease-" + dataset);
+                                t.setDaemon(true);
+                                return t;
+                            });
+            heartbeat.scheduleAtFixedRate(
+                    this::beat,
+                    LEASE_HEARTBEAT.toMillis(),
+                    LEASE_HEARTBEAT.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        void beat() {
+            try {
+                markers.append(
+                        LedgerMarker.lease(dataset, runId, tag, true, System.currentTimeMillis()));
+            } catch (RuntimeException e) {
+                // a missed heartbeat: the next one renews; the claim lapses only after a timeout
+            }
+        }
+
+        void release() {
+            if (heartbeat != null) {
+                heartbeat.shutdownNow();
+            }
+            try {
+                markers.append(
+                        LedgerMarker.lease(dataset, runId, tag, false, System.currentTimeMillis()));
+            } catch (RuntimeException e) {
+                // the claim lapses after its timeout
+            } finally {
+                markers.close();
+            }
+        }
+    }
+
+    /**
+     * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
+     * not report it ended (unreachable counts as ended: a cluster that is down runs nothing).
+     */
+    static boolean jobMayRun(DatasetLeases.Claim c) {
+        return DatasetLeases.remoteJob(c.tag())
+                .map(j -> ClusterJobStatus.mayRun(j[0], j[1]))
+                .orElse(false);
+    }
+
     @Override
     public void close() {
+        if (lease != null) {
+            lease.release();
+            lease = null;
+        }
         if (lock != null) {
             try {
                 lock.close();

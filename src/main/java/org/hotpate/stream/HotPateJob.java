@@ -287,7 +287,8 @@ public final class HotPateJob {
                                                     CoreBindings.worstCaseEvent(cfg),
                                                     cfg.isPrivate(),
                                                     mode,
-                                                    localLedgerDir())))
+                                                    localLedgerDir(),
+                                                    run.ledgerAccount())))
                             .uid("accountant")
                             .name("accountant");
             outputs.add(Topic.RESULTS, results);

@@ -73,9 +73,12 @@ public final class JobConfig implements Serializable {
                         + "); got "
                         + generation().watchdogMs().orElse(0L));
         checkArgument(
-                !budget().ledger().equals(Optional.of("local")) || flink().embedded(),
-                "budget.ledger: local needs flink.mode: embedded (the accountant writes the ledger"
-                        + " files from the TaskManager); use budget.ledger: kafka on a cluster");
+                !budget().ledger().equals(Optional.of("local"))
+                        || flink().embedded()
+                        || flink().sharedFilesystem(),
+                "budget.ledger: local needs flink.mode: embedded or flink.filesystem: shared (the"
+                        + " accountant writes the ledger files from the TaskManagers); use"
+                        + " budget.ledger: kafka on a cluster");
         checkArgument(
                 !budget().ledger().equals(Optional.of("kafka")) || !kafka().embedded(),
                 "budget.ledger: kafka needs kafka.mode: external (the embedded broker's log is"
@@ -346,7 +349,12 @@ public final class JobConfig implements Serializable {
     /** Where the durable budget ledger lives. */
     public enum LedgerMode {
         LOCAL,
-        KAFKA
+        KAFKA;
+
+        /** The spec's spelling ({@code budget.ledger}). */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /** {@code budget.ledger}, derived: local with an embedded broker and kafka otherwise. */
@@ -767,6 +775,11 @@ public final class JobConfig implements Serializable {
     public record Flink(OptionValues values) implements Serializable {
         public boolean embedded() {
             return values.get(JobOptions.FLINK_MODE).equals("embedded");
+        }
+
+        /** {@code flink.filesystem: shared}: the TaskManagers write the driver's filesystem. */
+        public boolean sharedFilesystem() {
+            return values.get(JobOptions.FLINK_FILESYSTEM).equals("shared");
         }
 
         public String host() {

@@ -195,7 +195,7 @@ public final class JobOptions {
                     Option.choice(
                                     "budget.ledger",
                                     "",
-                                    "Where the durable per-dataset budget ledger lives: local (files under budget.ledger-dir, written before the releases they cover are committed) or kafka (the compacted topic kafka.topics.budget-ledger, written in the same transaction as the releases). Default: local when kafka.mode is embedded, else kafka.",
+                                    "Where the durable per-dataset budget ledger lives: local (files under budget.ledger-dir, written before the releases they cover are committed) or kafka (the compacted topic kafka.topics.budget-ledger, written in the same transaction as the releases). Default: local when kafka.mode is embedded or the run is on a local cluster (./hotpate run --cluster D: its TaskManagers share this machine's ledger directory), else kafka. A kafka ledger also composes the dataset's entries in the local budget.ledger-dir, so a dataset used locally first is not started afresh in a second store.",
                                     List.of("local", "kafka"))
                             .derived("local when kafka.mode is embedded, else kafka", ""));
     public static final Option<String> BUDGET_LEDGER_DIR =
@@ -416,6 +416,13 @@ public final class JobOptions {
                             "embedded",
                             "embedded: a MiniCluster in this process; remote: submit to flink.host:flink.port.",
                             List.of("embedded", "remote")));
+    public static final Option<String> FLINK_FILESYSTEM =
+            declare(
+                    Option.choice(
+                            "flink.filesystem",
+                            "separate",
+                            "Whether the TaskManagers write the driver's filesystem: shared lets budget.ledger: local run on a remote cluster (./hotpate run --cluster D sets it: the local cluster's TaskManagers run on this machine as this user); separate (default) requires budget.ledger: kafka there.",
+                            List.of("separate", "shared")));
     public static final Option<String> FLINK_HOST =
             declare(Option.string("flink.host", "", "JobManager host (remote mode)."));
     public static final Option<Integer> FLINK_PORT =

@@ -12,7 +12,10 @@ import org.hotpate.protocol.DatasetPrior;
  * (docs/threat-model.md). {@link #toString()} never prints the secret.
  */
 public record RunContext(
-        byte[] noiseSecret, DatasetPrior prior, java.util.Map<Long, Long> teacherCharges)
+        byte[] noiseSecret,
+        DatasetPrior prior,
+        java.util.Map<Long, Long> teacherCharges,
+        String ledgerAccount)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -28,7 +31,16 @@ public record RunContext(
      * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}).
      */
     public static RunContext of(DatasetPrior prior, java.util.Map<Long, Long> teacherCharges) {
-        return new RunContext(KeyedNoiseSource.newSecret(), prior, teacherCharges);
+        return of(prior, teacherCharges, null);
+    }
+
+    /**
+     * As above, charging the durable ledger under {@code ledgerAccount} (null: the run id; a
+     * resumed fork's {@code <runId>~r<k>} otherwise, DatasetLedger#resumeAccount).
+     */
+    public static RunContext of(
+            DatasetPrior prior, java.util.Map<Long, Long> teacherCharges, String ledgerAccount) {
+        return new RunContext(KeyedNoiseSource.newSecret(), prior, teacherCharges, ledgerAccount);
     }
 
     @Override

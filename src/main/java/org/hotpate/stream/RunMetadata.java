@@ -18,9 +18,55 @@ import java.util.Optional;
  * <state-dir>/<job-id>/}) when the run starts and into the savepoint directory when the driver
  * stops the run with a savepoint, so {@code --from-savepoint PATH} finds it for either.
  */
-public record RunMetadata(String runId, long startMs, long distributionsAtStart) {
+public record RunMetadata(
+        String runId,
+        long startMs,
+        long distributionsAtStart,
+        String account,
+        long ledgerReleases,
+        double[] ledgerRdp) {
     static final String FILE = "hotpate-run.json";
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A run's metadata without a ledger state (at its start, or named by --run-id). */
+    public RunMetadata(String runId, long startMs, long distributionsAtStart) {
+        this(runId, startMs, distributionsAtStart, null, -1, null);
+    }
+
+    /**
+     * This metadata with the run's ledger account and its entry as the ledger held it when the run
+     * stopped with a savepoint ({@code entry} null: nothing released yet).
+     */
+    public RunMetadata atSavepoint(String account, org.hotpate.model.BudgetRecord entry) {
+        return new RunMetadata(
+                runId,
+                startMs,
+                distributionsAtStart,
+                account,
+                entry == null ? 0 : entry.releases(),
+                entry == null ? new double[0] : entry.rdp().clone());
+    }
+
+    /**
+     * Whether the snapshot this metadata describes covers {@code entry}, the run's ledger entry
+     * now: the entry holds no more releases and no more RDP at any order than when the run stopped.
+     * Unknown (a retained checkpoint, no recorded state): false.
+     */
+    public boolean coversLedger(org.hotpate.model.BudgetRecord entry) {
+        if (ledgerReleases < 0 || ledgerRdp == null) {
+            return false;
+        }
+        if (entry.releases() > ledgerReleases) {
+            return false;
+        }
+        double[] now = entry.rdp();
+        for (int i = 0; i < now.length; i++) {
+            if (now[i] > (i < ledgerRdp.length ? ledgerRdp[i] : 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /** Writes {@code dir/hotpate-run.json} when {@code dir} is a local path or file: URI. */
     void writeInto(String dirUri) {
@@ -54,11 +100,21 @@ public record RunMetadata(String runId, long startMs, long distributionsAtStart)
             if (Files.isRegularFile(f)) {
                 try {
                     JsonNode n = JSON.readTree(f.toFile());
+                    double[] rdp = null;
+                    if (n.path("ledgerRdp").isArray()) {
+                        rdp = new double[n.get("ledgerRdp").size()];
+                        for (int i = 0; i < rdp.length; i++) {
+                            rdp[i] = n.get("ledgerRdp").get(i).asDouble();
+                        }
+                    }
                     return Optional.of(
                             new RunMetadata(
                                     n.get("runId").asText(),
                                     n.get("startMs").asLong(),
-                                    n.path("distributionsAtStart").asLong()));
+                                    n.path("distributionsAtStart").asLong(),
+                                    n.hasNonNull("account") ? n.get("account").asText() : null,
+                                    n.path("ledgerReleases").asLong(-1),
+                                    rdp));
                 } catch (IOException | RuntimeException e) {
                     return Optional.empty();
                 }

@@ -62,6 +62,7 @@ public final class RunSession implements AutoCloseable {
     private final UnaryOperator<String> secrets;
     private DatasetLedger datasetLedger;
     private DatasetPrior prior;
+    private String account; // the ledger account: the run id, or a resumed fork's
     private final Resume resume;
     private volatile boolean stopRequested;
     private boolean closed;
@@ -174,17 +175,9 @@ public final class RunSession implements AutoCloseable {
             throws Exception {
         String runId = resume != null ? resume.metadata().runId() : newRunId(cfg);
         DatasetLedger local = null;
-        DatasetPrior localPrior = null;
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
             // Before anything starts: a run with no room left exits here.
             local = DatasetLedger.open(cfg, null);
-            try {
-                localPrior = local.prior(runId, resume == null);
-                local.requireRoom(localPrior);
-            } catch (RuntimeException e) {
-                local.close();
-                throw e;
-            }
         }
         EmbeddedKafka kafka = null;
         String bootstrap = bootstrapOverride;
@@ -213,7 +206,9 @@ public final class RunSession implements AutoCloseable {
             }
             s = new RunSession(cfg, batch, runId, kafka, bootstrap, resolved, resume);
             s.datasetLedger = local;
-            s.prior = localPrior;
+            if (local != null) {
+                s.composePrior();
+            }
             s.launch(voteTap);
         } catch (Exception | Error e) {
             if (s != null) {
@@ -231,12 +226,33 @@ public final class RunSession implements AutoCloseable {
         return s;
     }
 
+    /**
+     * One authority per dataset, then the prior (issue 23): takes the dataset's lease (Kafka
+     * ledger; the local ledger's lock is already held), decides the ledger account (a resume whose
+     * entry went on after its snapshot forks, {@link DatasetLedger#resumeAccount}), composes the
+     * earlier runs and refuses a run without room.
+     */
+    private void composePrior() {
+        datasetLedger.acquire(runId);
+        account = resume == null ? runId : datasetLedger.resumeAccount(resume.metadata());
+        if (!account.equals(runId) && resume != null) {
+            System.err.println(
+                    "hotpate run: the ledger entry of "
+                            + runId
+                            + " went on after this snapshot (a second resume, or an older"
+                            + " snapshot): the resume is a fork, charged as "
+                            + account
+                            + " on top of every earlier branch");
+        }
+        prior = datasetLedger.prior(account, resume == null);
+        datasetLedger.requireRoom(prior);
+    }
+
     private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {
         JobConfig.Topics t = cfg.kafka().topics();
         if (datasetLedger == null) {
             datasetLedger = DatasetLedger.open(cfg, client);
-            prior = datasetLedger.prior(runId, resume == null);
-            datasetLedger.requireRoom(prior);
+            composePrior();
         }
         KafkaIo.createTopics(
                 client, t.names(Topic.CREATED_WITH_RUN), cfg.kafka().partitions(), Map.of());
@@ -260,7 +276,7 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                RunContext.of(prior, datasetLedger.teacherCharges()),
+                RunContext.of(prior, datasetLedger.teacherCharges(), account),
                 JobIo.kafka(
                         cfg,
                         bootstrap,
@@ -281,13 +297,23 @@ public final class RunSession implements AutoCloseable {
                 voteTap);
         submittedMs = System.currentTimeMillis();
         job = env.executeAsync("hotpate " + runId);
+        if (!cfg.flink().embedded()) {
+            datasetLedger.jobSubmitted(
+                    "http://" + cfg.flink().host() + ":" + cfg.flink().port(),
+                    job.getJobID().toString());
+        }
         // Next to the job's retained checkpoints: --from-savepoint <state-dir>/<job-id>/chk-N
         // finds the run it belongs to.
         metadata().writeInto(checkpointDir().replaceAll("/+$", "") + "/" + job.getJobID());
     }
 
     private RunMetadata metadata() {
-        return new RunMetadata(runId, startMs, distributionsAtStart);
+        return new RunMetadata(runId, startMs, distributionsAtStart, account, -1, null);
+    }
+
+    /** The ledger account this run charges: its run id, or a fork's. */
+    public String account() {
+        return account;
     }
 
     private String checkpointDir() {
@@ -325,7 +351,8 @@ public final class RunSession implements AutoCloseable {
                                 targetDir,
                                 org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
                         .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        metadata().writeInto(path);
+        // The ledger entry as the stopped job left it: a resume that finds more forks.
+        metadata().atSavepoint(account, datasetLedger.entry(account)).writeInto(path);
         return path;
     }
 
@@ -501,6 +528,7 @@ public final class RunSession implements AutoCloseable {
         long distributions =
                 endOffsets(cfg.kafka().topics().name(Topic.DISTRIBUTIONS)) - distributionsAtStart;
         cancelJob();
+        markFinished();
         return new RunReport(
                         cfg,
                         runId,
@@ -514,6 +542,20 @@ public final class RunSession implements AutoCloseable {
                         secs,
                         distributions)
                 .writeTo(outputDir());
+    }
+
+    /** The run ended: its ledger account can no longer be resumed (a resume would fork). */
+    private void markFinished() {
+        try {
+            datasetLedger.markFinished(account);
+        } catch (RuntimeException e) {
+            System.err.println(
+                    "hotpate run: could not mark "
+                            + account
+                            + " finished in the budget ledger ("
+                            + e.getMessage()
+                            + "); a resume of it would still be composed as a fork");
+        }
     }
 
     /**

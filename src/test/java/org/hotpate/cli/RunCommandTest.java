@@ -122,4 +122,38 @@ class RunCommandTest {
                 .contains("budget.per-teacher-votes")
                 .contains("budget.per-teacher-epsilon");
     }
+
+    /**
+     * {@code run spec} and {@code run spec --cluster D} spend one dataset's one ledger (issue 23):
+     * on the local cluster the default ledger stays the local directory (the TaskManagers run on
+     * this machine) instead of flipping to the cluster broker's topic; a spec that names its ledger
+     * keeps it.
+     */
+    @Test
+    void aRunOnTheLocalClusterKeepsTheLocalLedgerUnlessTheSpecNamesOne(@TempDir Path dir) {
+        org.hotpate.cluster.ClusterInfo info =
+                new org.hotpate.cluster.ClusterInfo(
+                        new org.hotpate.cluster.ClusterInfo.Member("jobmanager", 1, 0),
+                        java.util.List.of(),
+                        new org.hotpate.cluster.ClusterInfo.Member("kafka", 2, 0),
+                        java.util.Map.of("rest", 18081, "kafka", 19092),
+                        2);
+        org.hotpate.stream.JobConfig plain = org.hotpate.stream.JobSpec.parse("name: x\n", "x");
+        assertThat(plain.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.LOCAL);
+        org.hotpate.stream.JobConfig onCluster =
+                RunCommand.onCluster(plain, info, dir.resolve("c.jar"), dir);
+        assertThat(onCluster.kafka().embedded()).isFalse();
+        assertThat(onCluster.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.LOCAL);
+        assertThat(onCluster.ledgerDir()).isEqualTo(plain.ledgerDir());
+        org.hotpate.stream.JobConfig named =
+                RunCommand.onCluster(
+                        org.hotpate.stream.JobSpec.parse(
+                                "name: x\nbudget: {ledger: kafka}\nkafka: {mode: external,"
+                                        + " bootstrap: 'k:1'}\n",
+                                "x"),
+                        info,
+                        dir.resolve("c.jar"),
+                        dir);
+        assertThat(named.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+    }
 }

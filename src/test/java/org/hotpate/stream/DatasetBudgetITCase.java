@@ -54,8 +54,15 @@ class DatasetBudgetITCase {
     }
 
     static JobConfig spec(String name, String ledger) {
-        return JobSpec.parse(
-                """
+        return JobSpec.parse(specYaml(name, ledger), name);
+    }
+
+    private static String specYaml(JobConfig cfg) {
+        return specYaml(cfg.name(), "ledger: kafka");
+    }
+
+    private static String specYaml(String name, String ledger) {
+        return """
                 name: %s
                 ensemble: {id: pz, teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
                 sampler: {type: coordinated, seed: 11}
@@ -71,18 +78,17 @@ class DatasetBudgetITCase {
                 flink: {parallelism: 2, checkpoint-interval-ms: 300}
                 output: {dir: target/it-out}
                 """
-                        .formatted(
-                                name,
-                                ledger,
-                                kafka.bootstrapServers(),
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name),
-                name);
+                .formatted(
+                        name,
+                        ledger,
+                        kafka.bootstrapServers(),
+                        name,
+                        name,
+                        name,
+                        name,
+                        name,
+                        name,
+                        name);
     }
 
     private static ObjectNode run(JobConfig cfg) throws Exception {
@@ -197,5 +203,91 @@ class DatasetBudgetITCase {
         assertThat(onTopic).hasSize(2).allMatch(r -> r.dataset().equals("D"));
         assertThat(onTopic.stream().mapToLong(BudgetRecord::releases).sum())
                 .isEqualTo(first.get("releases").asLong() + second.get("releases").asLong());
+    }
+
+    /**
+     * Two runs started at once on one dataset whose ledger is on a shared broker (issue 23, "one
+     * authority per dataset"), each with run budget 2.0 under {@code dataset-epsilon: 2.5}: one
+     * holds the dataset's lease, the other is refused before anything starts (exit 2 naming the
+     * dataset and the holder), and the dataset's composed ε stays ≤ 2.5. Fails on the code before
+     * the lease: both runs read an empty prior, both finished and composed to ≈ 3.0.
+     */
+    @Test
+    void twoRunsStartedAtOnceOnOneKafkaLedgerDatasetCannotBothSpend() throws Exception {
+        JobConfig a = raceSpec("ds-race-a");
+        JobConfig b = raceSpec("ds-race-b");
+        java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<Object>> outcomes = new java.util.ArrayList<>();
+            for (JobConfig cfg : List.of(a, b)) {
+                outcomes.add(
+                        pool.submit(
+                                () -> {
+                                    together.await();
+                                    try {
+                                        return run(cfg);
+                                    } catch (DatasetLedger.DatasetInUseException e) {
+                                        return e;
+                                    }
+                                }));
+            }
+            List<Object> results = new java.util.ArrayList<>();
+            for (var f : outcomes) {
+                results.add(f.get(300, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            List<Object> refused =
+                    results.stream()
+                            .filter(r -> r instanceof DatasetLedger.DatasetInUseException)
+                            .toList();
+            assertThat(refused).as("exactly one run is refused").hasSize(1);
+            assertThat(((Exception) refused.get(0)).getMessage())
+                    .contains("dataset 'R' is in use by run ds-race-");
+            ObjectNode finished =
+                    (ObjectNode)
+                            results.stream().filter(r -> r instanceof ObjectNode).findFirst().get();
+            assertThat(finished.get("dataset_epsilon").asDouble()).isLessThanOrEqualTo(2.5);
+        } finally {
+            pool.shutdownNow();
+        }
+        // As a user checks it: the ledger holds one run, composed ε ≤ 2.5.
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(
+                        Main.execute(
+                                new String[] {
+                                    "ledger",
+                                    "show",
+                                    "--bootstrap",
+                                    kafka.bootstrapServers(),
+                                    "--topic",
+                                    a.kafka().topics().name(Topic.BUDGET_LEDGER),
+                                    "--dataset",
+                                    "R",
+                                    "--json"
+                                },
+                                new PrintStream(out, true, StandardCharsets.UTF_8),
+                                System.err))
+                .isZero();
+        JsonNode shown = JSON.readTree(out.toString(StandardCharsets.UTF_8)).get("datasets").get(0);
+        assertThat(shown.get("runCount").asInt()).isEqualTo(1);
+        assertThat(shown.get("epsilon").asDouble()).isLessThanOrEqualTo(2.5);
+
+        // The holder released the dataset at its end: a third run may start (and is refused
+        // only for lack of room, not because the dataset is in use).
+        assertThatThrownBy(() -> RunSession.start(a, null).close())
+                .isInstanceOf(DatasetLedger.NoBudgetLeftException.class);
+    }
+
+    /** {@link #spec} on dataset R, capped at 2.5, with the budget-ledger topic both runs share. */
+    private static JobConfig raceSpec(String name) {
+        JobConfig cfg = spec(name, "ledger: kafka");
+        return JobSpec.parse(
+                specYaml(cfg)
+                        .replace(
+                                "dataset: D, dataset-epsilon: 3.0",
+                                "dataset: R, dataset-epsilon: 2.5")
+                        .replace(name + ".budget-ledger", "race.budget-ledger"),
+                name);
     }
 }

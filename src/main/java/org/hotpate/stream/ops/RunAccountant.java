@@ -63,8 +63,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
 
     /**
      * The run's budget terms, the composition of earlier runs on its dataset, the mechanism's
-     * worst-case event (what every release is admitted on), whether it is DP, the accounting mode
-     * and the local ledger directory (null: no local writes).
+     * worst-case event (what every release is admitted on), whether it is DP, the accounting mode,
+     * the local ledger directory (null: no local writes) and the durable ledger account the run
+     * charges (null: its run id; a resumed fork's own account otherwise).
      */
     public record Settings(
             BudgetTerms terms,
@@ -72,8 +73,24 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             PrivacyEvent worstCase,
             boolean differentiallyPrivate,
             AccountingMode mode,
-            String ledgerDir)
-            implements Serializable {}
+            String ledgerDir,
+            String ledgerAccount)
+            implements Serializable {
+        public Settings(
+                BudgetTerms terms,
+                DatasetPrior prior,
+                PrivacyEvent worstCase,
+                boolean differentiallyPrivate,
+                AccountingMode mode,
+                String ledgerDir) {
+            this(terms, prior, worstCase, differentiallyPrivate, mode, ledgerDir, null);
+        }
+
+        /** The durable ledger account of run {@code runId}. */
+        String account(String runId) {
+            return ledgerAccount != null ? ledgerAccount : runId;
+        }
+    }
 
     private final Settings settings;
     private transient ValueState<double[]> state;
@@ -156,13 +173,13 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             releasedSteps.put(key, Boolean.TRUE);
             BudgetRecord record =
                     budget.record(
-                            c.runId(),
+                            settings.account(c.runId()),
                             settings.differentiallyPrivate(),
                             c.mechanism(),
                             releases,
                             now);
             ctx.output(Tags.BUDGET_LEDGER, record);
-            unsaved.put(c.runId(), record);
+            unsaved.put(record.runId(), record);
             if (settings.mode().feedsOutcomesBack()) {
                 feedback(c, ctx, now);
             }

@@ -1,0 +1,48 @@
+package org.hotpate.stream;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Set;
+
+/** A job's state as a Flink JobManager's REST API reports it ({@code GET /jobs/<id>}). */
+final class ClusterJobStatus {
+    private static final Set<String> ENDED = Set.of("FINISHED", "CANCELED", "FAILED");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ClusterJobStatus() {}
+
+    /**
+     * Whether job {@code jobId} on the JobManager at {@code restBase} ({@code http://host:port})
+     * may still run: true unless the JobManager reports it in a terminal state, does not know it
+     * (404), or cannot be reached (a cluster that is down runs nothing).
+     */
+    static boolean mayRun(String restBase, String jobId) {
+        try {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> r =
+                    http.send(
+                            HttpRequest.newBuilder(URI.create(restBase + "/jobs/" + jobId))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 404) {
+                return false;
+            }
+            if (r.statusCode() != 200) {
+                return true; // the JobManager answers but cannot say: keep the claim
+            }
+            String state = JSON.readTree(r.body()).path("state").asText("");
+            return !ENDED.contains(state);
+        } catch (java.io.IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package org.hotpate.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.hotpate.model.LedgerMarker;
+import org.junit.jupiter.api.Test;
+
+class DatasetLeasesTest {
+    private static final long TIMEOUT = 30_000;
+
+    private static LedgerMarker claim(String run, String id, long at) {
+        return LedgerMarker.lease("D", run, id, true, at);
+    }
+
+    private static LedgerMarker release(String run, String id, long at) {
+        return LedgerMarker.lease("D", run, id, false, at);
+    }
+
+    @Test
+    void theEarliestHeldClaimHoldsTheDatasetWhateverComesAfter() {
+        List<DatasetLeases.Claim> claims =
+                DatasetLeases.claims(List.of(claim("r1", "a", 100), claim("r2", "b", 101)));
+        assertThat(DatasetLeases.holder(claims, 200, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .isEqualTo("r1");
+    }
+
+    @Test
+    void aReleasedClaimNoLongerHoldsEvenIfAHeartbeatArrivesLate() {
+        List<DatasetLeases.Claim> claims =
+                DatasetLeases.claims(
+                        List.of(
+                                claim("r1", "a", 100),
+                                claim("r2", "b", 101),
+                                release("r1", "a", 150),
+                                claim("r1", "a", 160)));
+        assertThat(DatasetLeases.holder(claims, 200, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .isEqualTo("r2");
+    }
+
+    @Test
+    void aSilentClaimLapsesUnlessItsJobMayStillRun() {
+        List<DatasetLeases.Claim> claims =
+                DatasetLeases.claims(
+                        List.of(
+                                claim("r1", DatasetLeases.tag("a", "http://jm:8081", "j1"), 100),
+                                claim("r2", "b", 100 + TIMEOUT + 1)));
+        long now = 100 + TIMEOUT + 2;
+        assertThat(DatasetLeases.holder(claims, now, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .as("the driver of r1 went silent and its job ended")
+                .isEqualTo("r2");
+        assertThat(DatasetLeases.holder(claims, now, TIMEOUT, c -> c.claimId().equals("a")))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .as("r1's job still runs on its cluster")
+                .isEqualTo("r1");
+    }
+
+    @Test
+    void aClaimsTagNamesItsRemoteJobAndItsHeartbeatsKeepOneClaim() {
+        String tag = DatasetLeases.tag("a", "http://jm:8081", "j1");
+        assertThat(DatasetLeases.claimId(tag)).isEqualTo("a");
+        assertThat(DatasetLeases.remoteJob(tag))
+                .get()
+                .isEqualTo(new String[] {"http://jm:8081", "j1"});
+        assertThat(DatasetLeases.remoteJob("a")).isEmpty();
+        List<DatasetLeases.Claim> claims =
+                DatasetLeases.claims(List.of(claim("r1", "a", 100), claim("r1", tag, 105)));
+        assertThat(claims).hasSize(1);
+        assertThat(claims.get(0).lastMs()).isEqualTo(105);
+        assertThat(claims.get(0).tag()).isEqualTo(tag);
+    }
+
+    @Test
+    void finishedMarksAreNotClaims() {
+        assertThat(DatasetLeases.claims(List.of(LedgerMarker.finished("D", "r1", 5)))).isEmpty();
+    }
+}

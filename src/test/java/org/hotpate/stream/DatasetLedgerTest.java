@@ -1,0 +1,167 @@
+package org.hotpate.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.model.BudgetRecord;
+import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.RunBudget;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The dataset ledger's rules across runs (issue 23) on a real local ledger directory: per-teacher
+ * and ensemble accounting do not mix on one dataset; a resume whose entry went on after its
+ * snapshot forks into a new account that the prior composes with every earlier branch; a finished
+ * run is not resumed.
+ */
+class DatasetLedgerTest {
+    private static final String RUN = "x-20261126-000509-00000000000000000000000000000000";
+
+    @TempDir Path dir;
+
+    private JobConfig ensembleSpec() {
+        return JobSpec.parse(
+                "budget: {epsilon: 2.0, delta: 1.0e-6, dataset: D, ledger-dir: '" + dir + "'}\n",
+                "x");
+    }
+
+    private JobConfig schemeBSpec() {
+        return JobSpec.parse(
+                """
+                ensemble: {kind: heterogeneous, teachers: 300, source: planet-z}
+                mechanism: {name: scheme-b, params: {sigma: 8, threshold: 30, sample-rate: 0.5}}
+                budget: {epsilon: 20.0, delta: 1.0e-6, per-teacher-epsilon: 1.0, dataset: D, ledger-dir: '%s'}
+                """
+                        .formatted(dir),
+                "x");
+    }
+
+    private BudgetRecord entry(String account, String mechanism, long releases) {
+        RunBudget b =
+                RunBudget.start(
+                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
+                        DatasetPrior.empty("D"),
+                        new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+        for (int i = 0; i < releases; i++) {
+            b.admit(new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+        }
+        return b.record(account, true, mechanism, releases, 1000 + releases);
+    }
+
+    private void teacherEntry(long teacher) throws Exception {
+        Path f = BudgetLedgerIo.teacherFile(dir, "D", teacher);
+        Files.createDirectories(f.getParent());
+        Files.writeString(
+                f,
+                """
+                {"version":1,"kind":"teacher","dataset":"D","teacherId":%d,\
+                "plan":"scheme-b/sigma=3.0/order=8.0/budget=0.5/k=4/relation=replace-one",\
+                "charges":4,"epsilon":0.98,"delta":1.0e-6,"retired":true,"runId":"%s",\
+                "updatedAtMs":5}"""
+                        .formatted(teacher, RUN));
+    }
+
+    @Test
+    void anEnsembleRunOnADatasetWithPerTeacherEntriesIsRefusedNamingThePerTeacherBudget()
+            throws Exception {
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "scheme-b", 3));
+        teacherEntry(7);
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThatThrownBy(() -> ledger.prior("other", true))
+                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .hasMessageContaining("dataset 'D' is under per-teacher accounting")
+                    .hasMessageContaining("per-teacher budget scheme-b/sigma=3.0")
+                    .hasMessageContaining("1 retired");
+        }
+    }
+
+    @Test
+    void aPerTeacherRunOnADatasetWithEnsembleRunsIsRefused() throws Exception {
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3));
+        try (DatasetLedger ledger = DatasetLedger.open(schemeBSpec(), null)) {
+            assertThatThrownBy(() -> ledger.prior("other", true))
+                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .hasMessageContaining("ensemble-accounted run(s)")
+                    .hasMessageContaining("budget.per-teacher-epsilon 1.0");
+        }
+    }
+
+    @Test
+    void runsOfOneAccountingComposeAsBefore() throws Exception {
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3));
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(ledger.prior("other", true).runs()).isOne();
+        }
+    }
+
+    @Test
+    void aResumeContinuesItsAccountWhileTheSavepointCoversTheEntry() throws Exception {
+        BudgetRecord atStop = entry(RUN, "confident-gnmax", 3);
+        BudgetLedgerIo.writeLocal(dir, atStop);
+        RunMetadata md = new RunMetadata(RUN, 1, 0).atSavepoint(RUN, atStop);
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(ledger.resumeAccount(md)).isEqualTo(RUN);
+            assertThat(ledger.prior(RUN, false).runs()).isZero();
+        }
+    }
+
+    @Test
+    void theSameSavepointResumedTwiceForksAndTheDatasetCountsBothBranches() throws Exception {
+        BudgetRecord atStop = entry(RUN, "confident-gnmax", 3);
+        RunMetadata md = new RunMetadata(RUN, 1, 0).atSavepoint(RUN, atStop);
+        // The first resume went on from the savepoint: its entry now holds more.
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 5));
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            String fork = ledger.resumeAccount(md);
+            assertThat(fork).isEqualTo(RUN + "~r1");
+            DatasetPrior prior = ledger.prior(fork, false);
+            assertThat(prior.runs()).as("the first branch is in the fork's prior").isOne();
+            assertThat(prior.releases()).isEqualTo(5);
+        }
+        // A third resume of the same savepoint forks again, under the next account.
+        BudgetLedgerIo.writeLocal(dir, entry(RUN + "~r1", "confident-gnmax", 4));
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(ledger.resumeAccount(md)).isEqualTo(RUN + "~r2");
+            assertThat(ledger.prior(RUN + "~r2", false).releases()).isEqualTo(9);
+        }
+    }
+
+    @Test
+    void aRetainedCheckpointWithoutARecordedLedgerStateForksWhenTheEntryExists() throws Exception {
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 2));
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(ledger.resumeAccount(new RunMetadata(RUN, 1, 0))).isEqualTo(RUN + "~r1");
+        }
+    }
+
+    @Test
+    void aFinishedRunCannotBeResumed() throws Exception {
+        BudgetRecord atStop = entry(RUN, "confident-gnmax", 3);
+        BudgetLedgerIo.writeLocal(dir, atStop);
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            ledger.markFinished(RUN);
+            assertThatThrownBy(
+                            () ->
+                                    ledger.resumeAccount(
+                                            new RunMetadata(RUN, 1, 0).atSavepoint(RUN, atStop)))
+                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .hasMessageContaining("finished");
+        }
+    }
+
+    @Test
+    void theSavepointsLedgerStateSurvivesItsMetadataFile(@TempDir Path sp) {
+        BudgetRecord atStop = entry(RUN, "confident-gnmax", 3);
+        new RunMetadata(RUN, 1, 0).atSavepoint(RUN + "~r1", atStop).writeInto(sp.toString());
+        RunMetadata back = RunMetadata.find(sp.toString()).orElseThrow();
+        assertThat(back.account()).isEqualTo(RUN + "~r1");
+        assertThat(back.coversLedger(atStop)).isTrue();
+        assertThat(back.coversLedger(entry(RUN, "confident-gnmax", 4))).isFalse();
+    }
+}
