@@ -17,12 +17,20 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -52,7 +60,9 @@ import org.hotpate.model.TeacherSpend;
  * and keeps the largest version per key.
  *
  * <p>Readers fail closed: an entry they cannot read stops them (an unreadable entry would otherwise
- * make a dataset look less spent than it is).
+ * make a dataset look less spent than it is), and so does a transaction on the topic that stays
+ * open for the whole read timeout — the last stable offset lagging the high watermark — since a
+ * read_committed reader would otherwise stop before it without error ({@link #stableEnd}).
  */
 public final class BudgetLedgerIo {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -340,28 +350,66 @@ public final class BudgetLedgerIo {
 
     /**
      * Reads the compacted ledger topic from its beginning to its end (read_committed: the last
-     * stable offset) and returns the largest version of every run entry.
+     * stable offset) and returns the largest version of every run entry. Fails closed ({@link
+     * IllegalStateException}) when a transaction open on the topic when the read starts has not
+     * ended within {@code timeout} ({@link #stableEnd}).
      */
     public static List<BudgetRecord> readTopic(
             Properties clientProperties, String topic, Duration timeout) {
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        Map<String, BudgetRecord> latest = new LinkedHashMap<>();
+        return readToEnd(
+                clientProperties,
+                topic,
+                timeout,
+                AvroWire::decodeBudgetRecord, // empty for reserved kinds (per-teacher entries)
+                BudgetRecord::key,
+                BudgetRecord::max);
+    }
+
+    /**
+     * Reads the compacted ledger topic like {@link #readTopic} and returns the largest version of
+     * every teacher entry ({@code <dataset>/teacher/<id>}).
+     */
+    public static List<TeacherSpend> readTeachersTopic(
+            Properties clientProperties, String topic, Duration timeout) {
+        return readToEnd(
+                clientProperties,
+                topic,
+                timeout,
+                AvroWire::decodeTeacherSpend,
+                TeacherSpend::key,
+                TeacherSpend::max);
+    }
+
+    /** Decodes a ledger value; empty when it is an entry of another kind. */
+    @FunctionalInterface
+    private interface Decoder<T> {
+        Optional<T> decode(byte[] value) throws AvroWire.UndecodableException;
+    }
+
+    /**
+     * The shared loop of the topic readers: waits for a stable end ({@link #stableEnd}), reads
+     * every partition from its beginning to there and keeps the largest version per key.
+     */
+    private static <T> List<T> readToEnd(
+            Properties clientProperties,
+            String topic,
+            Duration timeout,
+            Decoder<T> decoder,
+            Function<T, String> key,
+            BinaryOperator<T> max) {
+        Map<String, T> latest = new LinkedHashMap<>();
         long deadline = System.currentTimeMillis() + timeout.toMillis();
-        try (KafkaConsumer<byte[], byte[]> c =
-                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(clientProperties, "read_committed")) {
             List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
             if (infos == null || infos.isEmpty()) {
                 return List.of();
             }
             List<TopicPartition> parts = new ArrayList<>();
             infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            Map<TopicPartition, Long> end =
+                    stableEnd(clientProperties, c, topic, parts, timeout, deadline);
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
             while (!reached(c, end)) {
                 if (System.currentTimeMillis() > deadline) {
                     throw new IllegalStateException(
@@ -371,13 +419,9 @@ public final class BudgetLedgerIo {
                     if (r.value() == null) {
                         continue; // a tombstone: an operator removed the entry on purpose
                     }
-                    BudgetRecord b;
                     try {
-                        var decoded = AvroWire.decodeBudgetRecord(r.value());
-                        if (decoded.isEmpty()) {
-                            continue; // reserved kinds (per-teacher entries)
-                        }
-                        b = decoded.get();
+                        decoder.decode(r.value())
+                                .ifPresent(v -> latest.merge(key.apply(v), v, max));
                     } catch (AvroWire.UndecodableException e) {
                         throw new IllegalStateException(
                                 "unreadable entry in the budget ledger topic "
@@ -390,65 +434,168 @@ public final class BudgetLedgerIo {
                                         + e.getMessage(),
                                 e);
                     }
-                    latest.merge(b.key(), b, BudgetRecord::max);
                 }
             }
         }
         return new ArrayList<>(latest.values());
     }
 
-    /**
-     * Reads the compacted ledger topic like {@link #readTopic} and returns the largest version of
-     * every teacher entry ({@code <dataset>/teacher/<id>}).
-     */
-    public static List<TeacherSpend> readTeachersTopic(
-            Properties clientProperties, String topic, Duration timeout) {
+    private static KafkaConsumer<byte[], byte[]> consumer(
+            Properties clientProperties, String isolation) {
         Properties p = new Properties();
         p.putAll(clientProperties);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        Map<String, TeacherSpend> latest = new LinkedHashMap<>();
-        long deadline = System.currentTimeMillis() + timeout.toMillis();
-        try (KafkaConsumer<byte[], byte[]> c =
-                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
-            if (infos == null || infos.isEmpty()) {
-                return List.of();
-            }
-            List<TopicPartition> parts = new ArrayList<>();
-            infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
-            while (!reached(c, end)) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw new IllegalStateException(
-                            "timed out reading the budget ledger topic " + topic);
-                }
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (r.value() == null) {
-                        continue;
-                    }
-                    try {
-                        AvroWire.decodeTeacherSpend(r.value())
-                                .ifPresent(t -> latest.merge(t.key(), t, TeacherSpend::max));
-                    } catch (AvroWire.UndecodableException e) {
-                        throw new IllegalStateException(
-                                "unreadable entry in the budget ledger topic "
-                                        + topic
-                                        + " at "
-                                        + r.partition()
-                                        + "/"
-                                        + r.offset()
-                                        + " (the ledger fails closed): "
-                                        + e.getMessage(),
-                                e);
-                    }
-                }
-            }
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * The offsets to read to: the read_committed end offsets (last stable offsets) once each has
+     * reached the partition's high watermark as of the start of the read, i.e. once every
+     * transaction open on the topic then has committed or aborted. A read_committed consumer's end
+     * offsets stop at the first open transaction without error, and a transaction left open — an
+     * earlier run's: the Flink Kafka sink does not abort on close, and a new run's transactional
+     * ids ({@code hotpate-<runId>-…}) never fence the old ones — stays open until the broker aborts
+     * it after its {@code transaction.timeout.ms}; reading to the last stable offset meanwhile
+     * would compose the dataset's prior without the entries behind it. So this waits (backing off
+     * up to 1 s) until {@code deadline} and then fails closed naming the lagging partitions. The
+     * target is the high watermark when the read starts, not a moving one, so another run writing
+     * the topic transactionally (another dataset) delays the read by at most its transaction.
+     */
+    private static Map<TopicPartition, Long> stableEnd(
+            Properties clientProperties,
+            KafkaConsumer<byte[], byte[]> committed,
+            String topic,
+            List<TopicPartition> parts,
+            Duration timeout,
+            long deadline) {
+        Map<TopicPartition, Long> highWatermark;
+        try (KafkaConsumer<byte[], byte[]> u = consumer(clientProperties, "read_uncommitted")) {
+            highWatermark = u.endOffsets(parts, timeout);
         }
-        return new ArrayList<>(latest.values());
+        long backoff = 50;
+        while (true) {
+            long left = deadline - System.currentTimeMillis();
+            Map<TopicPartition, Long> stable =
+                    committed.endOffsets(parts, Duration.ofMillis(Math.max(1000, left)));
+            Map<TopicPartition, long[]> lagging = new TreeMap<>(BY_PARTITION);
+            for (TopicPartition tp : parts) {
+                long lso = stable.get(tp);
+                long hw = highWatermark.get(tp);
+                if (lso < hw) {
+                    lagging.put(tp, new long[] {lso, hw});
+                }
+            }
+            if (lagging.isEmpty()) {
+                return new HashMap<>(stable);
+            }
+            left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                throw new IllegalStateException(
+                        openTransactionMessage(clientProperties, topic, timeout, lagging));
+            }
+            try {
+                Thread.sleep(Math.min(backoff, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(
+                        "interrupted waiting for the budget ledger topic " + topic, e);
+            }
+            backoff = Math.min(2 * backoff, 1000);
+        }
+    }
+
+    private static final Comparator<TopicPartition> BY_PARTITION =
+            Comparator.comparingInt(TopicPartition::partition);
+
+    /** Why the read fails closed, and what to do; names the open transactions where it can. */
+    private static String openTransactionMessage(
+            Properties clientProperties,
+            String topic,
+            Duration timeout,
+            Map<TopicPartition, long[]> lagging) {
+        Map<TopicPartition, List<String>> open = openTransactions(clientProperties, lagging);
+        StringBuilder m = new StringBuilder();
+        m.append("the budget ledger topic ")
+                .append(topic)
+                .append(" has an open transaction: after ")
+                .append(timeout.toMillis())
+                .append(" ms its last stable offset is still below the high watermark the read")
+                .append(" began at (");
+        String sep = "";
+        Long startOffset = null;
+        TopicPartition first = null;
+        for (Map.Entry<TopicPartition, long[]> e : lagging.entrySet()) {
+            TopicPartition tp = e.getKey();
+            m.append(sep)
+                    .append("partition ")
+                    .append(tp.partition())
+                    .append(": last stable offset ")
+                    .append(e.getValue()[0])
+                    .append(" < high watermark ")
+                    .append(e.getValue()[1]);
+            List<String> txs = open.getOrDefault(tp, List.of());
+            if (!txs.isEmpty()) {
+                m.append(", ").append(String.join(", ", txs));
+            }
+            if (first == null) {
+                first = tp;
+                startOffset = e.getValue()[0];
+            }
+            sep = "; ";
+        }
+        m.append("). A read_committed reader stops at the last stable offset without error, so")
+                .append(" reading on would miss the entries behind it and compose too small a")
+                .append(" prior; the ledger fails closed. The transaction is most likely one an")
+                .append(
+                        " earlier run's sink left open (transactional ids hotpate-<runId>-<subtask>")
+                .append("-<n>: the Flink Kafka sink does not abort it on close, and a new run's")
+                .append(" ids do not fence it), or another run writing the topic now. The broker")
+                .append(" aborts it once that producer's transaction.timeout.ms has passed (the")
+                .append(" job's kafka.transaction-timeout-ms, 300000 ms by default): wait that")
+                .append(" long and retry, resume the earlier run (--from-savepoint) so it commits")
+                .append(" or aborts, or abort it: kafka-transactions.sh --bootstrap-server <B>")
+                .append(" abort --topic ")
+                .append(topic)
+                .append(" --partition ")
+                .append(first.partition())
+                .append(" --start-offset ")
+                .append(startOffset)
+                .append(" (find-hanging lists them).");
+        return m.toString();
+    }
+
+    /**
+     * The open transactions of the lagging partitions ({@code producer id P, transaction from
+     * offset S}) as the broker describes them; best effort (the principal may not be allowed to
+     * describe producers): empty when it cannot say.
+     */
+    private static Map<TopicPartition, List<String>> openTransactions(
+            Properties clientProperties, Map<TopicPartition, long[]> lagging) {
+        Map<TopicPartition, List<String>> out = new HashMap<>();
+        try (Admin admin = Admin.create(clientProperties)) {
+            var result = admin.describeProducers(lagging.keySet()).all().get(5, TimeUnit.SECONDS);
+            for (var e : result.entrySet()) {
+                List<String> txs = new ArrayList<>();
+                for (ProducerState s : e.getValue().activeProducers()) {
+                    s.currentTransactionStartOffset()
+                            .ifPresent(
+                                    o ->
+                                            txs.add(
+                                                    "producer id "
+                                                            + s.producerId()
+                                                            + " transaction from offset "
+                                                            + o));
+                }
+                out.put(e.getKey(), txs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // best effort: the message names the offsets either way
+        }
+        return out;
     }
 
     private static boolean reached(KafkaConsumer<?, ?> c, Map<TopicPartition, Long> end) {
