@@ -99,11 +99,11 @@ public final class RunBudget {
      * order from).
      */
     static DatasetBudget datasetBudget(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        if (p.hasPlan()) {
+            return p.plannedBudget(); // whatever this run's budget.dataset-epsilon says
+        }
         if (!b.datasetCapped()) {
             return null;
-        }
-        if (p.hasPlan()) {
-            return p.plannedBudget();
         }
         EnsembleBudgetFilter.Config run = runConfig(b, worst);
         if (run == null) {
@@ -123,11 +123,20 @@ public final class RunBudget {
      * one.
      */
     public static double enforcedDatasetEpsilon(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
-        if (!b.datasetCapped()) {
+        if (!datasetCapped(p, b)) {
             return Double.POSITIVE_INFINITY;
         }
         DatasetBudget d = datasetBudget(p, b, worst);
         return d == null ? b.datasetEpsilon() : d.config().budget().epsilon();
+    }
+
+    /**
+     * Whether the dataset has a cap: this run asks for one, or an earlier run fixed one (its plan).
+     * A cap, once planned, binds every later run — one with {@code budget.dataset-epsilon: .inf}
+     * included — or any run could lift it.
+     */
+    public static boolean datasetCapped(DatasetPrior p, BudgetTerms b) {
+        return b.datasetCapped() || p.hasPlan();
     }
 
     /** The plan ({@link BudgetRecord#datasetPlan()}) of a dataset budget; empty for null. */
@@ -143,7 +152,7 @@ public final class RunBudget {
      * enforces the cap exactly.) Always true without a dataset cap.
      */
     public static boolean hasRoom(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
-        if (!b.datasetCapped()) {
+        if (!datasetCapped(p, b)) {
             return true;
         }
         if (p.nonPrivate()) {
@@ -174,13 +183,13 @@ public final class RunBudget {
     }
 
     private boolean datasetBlocked() {
-        return prior.nonPrivate() && terms.datasetCapped();
+        return prior.nonPrivate() && datasetCapped(prior, terms);
     }
 
     /** A release without a DP guarantee costs +∞: never admitted under a finite budget. */
     private boolean notPrivateUnderABudget() {
         return worst instanceof PrivacyEvent.NotPrivate
-                && (terms.runCapped() || terms.datasetCapped());
+                && (terms.runCapped() || datasetCapped(prior, terms));
     }
 
     /** Whether the run's and the dataset's filter both admit a release of the worst case. */

@@ -383,7 +383,7 @@ public final class DatasetLedger implements AutoCloseable {
      * releases would pass {@code budget.dataset-epsilon} ({@link RunBudget#hasRoom}).
      */
     public void requireRoom(DatasetPrior prior) {
-        if (Double.isInfinite(cfg.budget().datasetEpsilon())) {
+        if (!RunBudget.datasetCapped(prior, cfg.budget().terms())) {
             return;
         }
         PrivacyEvent worst = CoreBindings.worstCaseEvent(cfg);

@@ -94,7 +94,9 @@ class RunBudgetTest {
                 .as("a redeployed run does not count its own curve twice")
                 .isZero();
         assertThat(RunBudget.hasRoom(prior, terms, STEP)).isFalse();
-        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(2.0, 1e-6, INF), STEP)).isTrue();
+        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(2.0, 1e-6, INF), STEP))
+                .as("budget.dataset-epsilon: .inf does not lift the cap run 1 planned")
+                .isFalse();
         RunBudget second = RunBudget.start(terms, prior, STEP);
         while (second.admit(STEP)) {
             assertThat(second.datasetEpsilon()).isLessThanOrEqualTo(2.5);
@@ -128,8 +130,41 @@ class RunBudgetTest {
             assertThat(run2.datasetEpsilon()).isLessThanOrEqualTo(2.5);
         }
         assertThat(RunBudget.enforcedDatasetEpsilon(prior, new BudgetTerms(2.0, 1e-6, INF), STEP))
-                .as("a run without a dataset cap has no dataset filter")
-                .isInfinite();
+                .as("a later run with budget.dataset-epsilon: .inf is held to the planned cap")
+                .isEqualTo(2.5);
+    }
+
+    /**
+     * Issue 23: a cap, once planned, binds every later run. Before, a run with {@code
+     * budget.dataset-epsilon: .inf} had no dataset filter: it was admitted and released past the
+     * planned 2.5, and a non-private reference run made the dataset's ε infinite.
+     */
+    @Test
+    void aLaterRunWithoutADatasetCapCannotLiftThePlannedOne() {
+        RunBudget run1 =
+                RunBudget.start(new BudgetTerms(2.0, 1e-6, 2.5), DatasetPrior.empty("d"), STEP);
+        while (run1.admit(STEP)) {
+            // spend the run's whole budget
+        }
+        DatasetPrior prior =
+                DatasetPrior.compose(
+                        "d", List.of(run1.record("run-1", true, "gnmax", 1, 1)), "run-2");
+        BudgetTerms uncapped = new BudgetTerms(2.0, 1e-6, INF);
+        assertThat(RunBudget.datasetCapped(prior, uncapped)).isTrue();
+        RunBudget run2 = RunBudget.start(uncapped, prior, STEP);
+        int admitted = 0;
+        while (run2.admit(STEP)) {
+            admitted++;
+            assertThat(run2.datasetEpsilon()).isLessThanOrEqualTo(2.5);
+        }
+        assertThat(admitted)
+                .as("the dataset filter stops run 2 at the planned cap")
+                .isLessThan((int) run1.releases());
+        PrivacyEvent np = new PrivacyEvent.NotPrivate("targmax");
+        assertThat(RunBudget.start(new BudgetTerms(INF, 1e-6, INF), prior, np).admit(np))
+                .as("a non-private run on a capped dataset releases nothing")
+                .isFalse();
+        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(INF, 1e-6, INF), np)).isFalse();
     }
 
     @Test
