@@ -1,14 +1,24 @@
 package org.hotpate.cluster;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.stream.ops.BoundPrometheusReporterFactory;
 
 /**
  * The configuration files of a local cluster under {@code D/conf}, written at the first start of
@@ -19,11 +29,13 @@ import org.hotpate.io.EmbeddedKafka;
  *       savepoints under {@code D} (retained on cancellation), the cluster's restart strategy
  *       (exponential delay; jobs submitted by {@code ./hotpate run} keep it), fast heartbeats so a
  *       lost TaskManager is noticed within seconds, slots spread evenly over the TaskManagers, and
- *       the Prometheus reporter (each process gets its own port on its command line). The reporter
- *       is Flink's own {@code PrometheusReporter}, which in Flink 2.2 has no host option and
- *       listens on every interface; hotpate's loopback-bound one ({@code
- *       stream.ops.BoundPrometheusReporterFactory}, used by the embedded MiniCluster) is not on the
- *       members' classpath (docs/operations.md, "Metrics");
+ *       the Prometheus reporter (each process gets its own port on its command line). The metrics
+ *       are operator-only, so the reporter is hotpate's loopback-bound one ({@code
+ *       stream.ops.BoundPrometheusReporterFactory}, {@code metrics.reporter.prom.host: 127.0.0.1},
+ *       as in the embedded MiniCluster): Flink 2.2's own {@code PrometheusReporter} has no host
+ *       option and listens on every interface. Its two classes are written to {@code
+ *       D/lib/hotpate-metrics-reporter.jar} at every start ({@link #writeReporterJar}) and put on
+ *       the members' classpath next to Flink's jars (docs/operations.md, "Metrics");
  *   <li>{@code kafka.properties} — one combined KRaft node on loopback (the embedded broker's
  *       settings, {@link EmbeddedKafka#brokerProperties});
  *   <li>{@code log4j.properties} — one rolling file per process, {@code D/logs/<name>.log}.
@@ -32,8 +44,14 @@ import org.hotpate.io.EmbeddedKafka;
 final class ClusterConfig {
     private ClusterConfig() {}
 
-    static final String PROMETHEUS_FACTORY =
-            "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+    /** The members' reporter: Flink's Prometheus reporter, bound to one address. */
+    static final String PROMETHEUS_FACTORY = BoundPrometheusReporterFactory.class.getName();
+
+    /** Where the members' reporter is bound by default: the metrics are operator-only. */
+    static final String METRICS_HOST = BoundPrometheusReporterFactory.DEFAULT_HOST;
+
+    /** The jar with the reporter's classes, under {@code D/lib}. */
+    static final String REPORTER_JAR = "hotpate-metrics-reporter.jar";
 
     /** The Flink settings of a fresh cluster directory (keys checked by LocalClusterTest). */
     static Map<String, String> flink(Path dir, int slots, Map<String, Integer> ports) {
@@ -80,6 +98,7 @@ final class ClusterConfig {
         c.put("heartbeat.timeout", "10 s");
         c.put("heartbeat.rpc-failure-threshold", "2");
         c.put("metrics.reporter.prom.factory.class", PROMETHEUS_FACTORY);
+        c.put("metrics.reporter.prom.host", METRICS_HOST);
         return c;
     }
 
@@ -93,6 +112,42 @@ final class ClusterConfig {
                 "# each process gets metrics.reporter.prom.port on its command line (cluster.json).\n");
         settings.forEach((k, v) -> sb.append(k).append(": ").append(quote(v)).append('\n'));
         Files.writeString(conf.resolve("config.yaml"), sb.toString());
+    }
+
+    /**
+     * Writes {@code libDir/}{@value #REPORTER_JAR}: the classes of {@link
+     * BoundPrometheusReporterFactory} and its service entry, nothing else of hotpate (the job jar
+     * brings its own classes; this one only needs Flink's jars, flink-metrics-prometheus included).
+     * Rewritten at every start, so it matches the code that starts the members.
+     */
+    static Path writeReporterJar(Path libDir) throws IOException {
+        Files.createDirectories(libDir);
+        Path jar = libDir.resolve(REPORTER_JAR);
+        Path tmp = libDir.resolve(REPORTER_JAR + ".tmp");
+        Manifest m = new Manifest();
+        m.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(tmp), m)) {
+            for (Class<?> c :
+                    List.of(
+                            BoundPrometheusReporterFactory.class,
+                            BoundPrometheusReporterFactory.Reporter.class)) {
+                String entry = c.getName().replace('.', '/') + ".class";
+                try (InputStream in = c.getClassLoader().getResourceAsStream(entry)) {
+                    if (in == null) {
+                        throw new IOException("class file not found: " + entry);
+                    }
+                    out.putNextEntry(new JarEntry(entry));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+            out.putNextEntry(
+                    new JarEntry("META-INF/services/" + MetricReporterFactory.class.getName()));
+            out.write((PROMETHEUS_FACTORY + "\n").getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+        Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return jar;
     }
 
     private static String quote(String v) {

@@ -2,6 +2,7 @@ package org.hotpate.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -30,9 +31,9 @@ import org.hotpate.io.EmbeddedKafka;
  * JVM — a JobManager ({@code StandaloneSessionClusterEntrypoint}), N TaskManagers ({@code
  * TaskManagerRunner}) and a broker ({@code kafka.Kafka}) — started from the jars {@code mvn
  * package} copies from Maven Central ({@link ClusterLib}), bound to 127.0.0.1, everything under one
- * directory D: {@code D/conf} (written once, {@link ClusterConfig}), {@code D/logs}, {@code
- * D/kafka}, {@code D/checkpoints}, {@code D/savepoints}, {@code D/tmp}, and {@code D/cluster.json}
- * ({@link ClusterInfo}).
+ * directory D: {@code D/conf} (written once, {@link ClusterConfig}), {@code D/lib} (the metrics
+ * reporter's jar, written at every start), {@code D/logs}, {@code D/kafka}, {@code D/checkpoints},
+ * {@code D/savepoints}, {@code D/tmp}, and {@code D/cluster.json} ({@link ClusterInfo}).
  *
  * <p>{@link #start} on a directory that already has a cluster restarts whatever member is not
  * running, with the same ports (a lost TaskManager, a broker that was stopped), and adds
@@ -130,6 +131,8 @@ public final class LocalCluster {
     private final Map<String, long[]> logOffsets = new LinkedHashMap<>();
     private ClusterLib lib; // located when the first process is launched
     private boolean checkFixedPorts;
+    // D/lib/hotpate-metrics-reporter.jar, written once per start (ClusterConfig.writeReporterJar).
+    private Path reporterJar;
 
     private LocalCluster(Settings s, PrintStream progress, PortSource ports) {
         this.s = s;
@@ -353,6 +356,18 @@ public final class LocalCluster {
         }
     }
 
+    /** The members' Prometheus reporter jar, written at the first launch of this start. */
+    private Path reporterJar() {
+        if (reporterJar == null) {
+            try {
+                reporterJar = ClusterConfig.writeReporterJar(s.dir().resolve("lib"));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the metrics reporter's jar", e);
+            }
+        }
+        return reporterJar;
+    }
+
     private long launchFlink(String name, String main, String[] params, int metricsPort) {
         Path dir = s.dir();
         List<String> jvm = new ArrayList<>(Arrays.asList(params[0].trim().split("\\s+")));
@@ -381,7 +396,8 @@ public final class LocalCluster {
                             dir,
                             name,
                             jvm,
-                            lib.flink().resolve("*").toString(),
+                            // Flink's jars and the loopback-bound Prometheus reporter's
+                            lib.flink().resolve("*") + File.pathSeparator + reporterJar(),
                             main,
                             args,
                             dir.resolve("logs/" + name + ".out"));

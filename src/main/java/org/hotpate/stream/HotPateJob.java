@@ -318,7 +318,9 @@ public final class HotPateJob {
                                                     cfg.watchdogMs(),
                                                     SequenceText.of(cfg),
                                                     gen.stopToken(),
-                                                    CoreBindings.publicModel(cfg.ensemble()))))
+                                                    CoreBindings.publicModel(cfg.ensemble()),
+                                                    // records runs: no finish times in public
+                                                    !cfg.ensemble().fromRecords())))
                             .uid("sequence-loop")
                             .name("sequence-loop");
             int first = cfg.sequencePolicy().schedule().firstWave();

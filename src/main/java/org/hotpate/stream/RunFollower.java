@@ -177,7 +177,8 @@ final class RunFollower {
                         ? "ε "
                                 + Decimals.up(outcome.epsilon(), 3) // never below the charge
                                 + "/"
-                                + String.format("%.3f", cfg.budget().epsilon())
+                                // the guarantee: up too, so it never reads smaller
+                                + Decimals.up(cfg.budget().epsilon(), 3)
                         : "NOT PRIVATE",
                 tokens / secs);
     }

@@ -68,6 +68,76 @@ class ClusterConfigTest {
     }
 
     @Test
+    void theMembersPrometheusReporterBindsLoopback(@TempDir Path dir) throws Exception {
+        // The metrics are operator-only: Flink's own PrometheusReporter binds every interface.
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        ClusterConfig.writeFlink(conf, ClusterConfig.flink(dir, 2, PORTS));
+        Configuration c = GlobalConfiguration.loadConfiguration(conf.toString());
+        assertThat(c.getString("metrics.reporter.prom.factory.class", null))
+                .isEqualTo("org.hotpate.stream.ops.BoundPrometheusReporterFactory");
+        assertThat(c.getString("metrics.reporter.prom.host", null)).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void theReporterJarIsSelfContainedAndFoundByServiceLoader(@TempDir Path dir) throws Exception {
+        Path jar = ClusterConfig.writeReporterJar(dir.resolve("lib"));
+        assertThat(jar.getFileName().toString()).isEqualTo(ClusterConfig.REPORTER_JAR);
+        // The members' classpath: Flink's jars (here the test classpath with hotpate's classes
+        // hidden) and this jar. The factory must come from the jar, and start a loopback server.
+        ClassLoader flinkOnly =
+                new ClassLoader(getClass().getClassLoader()) {
+                    @Override
+                    protected Class<?> loadClass(String name, boolean resolve)
+                            throws ClassNotFoundException {
+                        if (name.startsWith("org.hotpate.")) {
+                            throw new ClassNotFoundException(name);
+                        }
+                        return super.loadClass(name, resolve);
+                    }
+                };
+        try (java.net.URLClassLoader members =
+                new java.net.URLClassLoader(new java.net.URL[] {jar.toUri().toURL()}, flinkOnly)) {
+            org.apache.flink.metrics.reporter.MetricReporterFactory factory =
+                    java.util.ServiceLoader.load(
+                                    org.apache.flink.metrics.reporter.MetricReporterFactory.class,
+                                    members)
+                            .stream()
+                            .filter(
+                                    p ->
+                                            p.type()
+                                                    .getName()
+                                                    .equals(ClusterConfig.PROMETHEUS_FACTORY))
+                            .findFirst()
+                            .orElseThrow()
+                            .get();
+            assertThat(factory.getClass().getClassLoader()).isSameAs(members);
+            int port;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.setProperty("port", Integer.toString(port));
+            p.setProperty("host", ClusterConfig.METRICS_HOST);
+            org.apache.flink.metrics.reporter.MetricReporter r = factory.createMetricReporter(p);
+            try {
+                java.net.http.HttpResponse<String> res =
+                        java.net.http.HttpClient.newHttpClient()
+                                .send(
+                                        java.net.http.HttpRequest.newBuilder(
+                                                        java.net.URI.create(
+                                                                "http://127.0.0.1:"
+                                                                        + port
+                                                                        + "/metrics"))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(res.statusCode()).isEqualTo(200);
+            } finally {
+                r.close();
+            }
+        }
+    }
+
+    @Test
     void everyClusterKeyIsAFlinkOption(@TempDir Path dir) {
         Set<String> known = flinkKeys();
         for (String key : ClusterConfig.flink(dir, 2, PORTS).keySet()) {

@@ -36,7 +36,8 @@ public final class SchemeAStep implements java.io.Serializable {
     public static final String NAME = "scheme-a";
 
     /**
-     * The spec parameters {@code epsilon} (≤ 6 decimals, so the noise scale 1/ε is exact), integer
+     * The spec parameters {@code epsilon} (≤ 6 decimals; the noise scale is 1/ε for ε taken never
+     * above the double charged, {@link Rational#atMost} — exact when the decimal is), integer
      * {@code lower} &lt; {@code upper} (the band) and {@code sample-rate}, validated.
      */
     public record Params(double epsilon, long lower, long upper, double sampleRate)
@@ -44,7 +45,8 @@ public final class SchemeAStep implements java.io.Serializable {
         public Params {
             checkPositive("epsilon", epsilon);
             checkArgument(
-                    Rational.fromDouble(epsilon).doubleValue() == epsilon,
+                    java.math.BigDecimal.valueOf(epsilon).stripTrailingZeros().scale()
+                            <= Rational.MAX_DECIMALS,
                     "epsilon must have at most "
                             + Rational.MAX_DECIMALS
                             + " decimals; got "
@@ -183,7 +185,8 @@ public final class SchemeAStep implements java.io.Serializable {
     public SchemeAStep(Plan plan, UniformSource random) {
         this.plan = checkNotNull("plan", plan);
         this.random = checkNotNull("random", random);
-        Rational eps = Rational.fromDouble(plan.params().epsilon());
+        // Never above the double charged as PureDp(ε), so the scale 1/ε is never below its inverse.
+        Rational eps = Rational.atMost(plan.params().epsilon());
         this.noise = DiscreteLaplace.withScale(Rational.of(eps.denominator(), eps.numerator()));
     }
 

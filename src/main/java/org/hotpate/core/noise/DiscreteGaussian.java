@@ -66,13 +66,15 @@ public final class DiscreteGaussian implements IntegerNoise, Serializable {
     }
 
     /**
-     * N_ℤ(0, σ²) from σ as a double. σ² is the square of σ's shortest decimal ({@link
-     * Rational#squareOf}), kept exactly when it has few enough decimal places (σ = 40 → 1600, σ =
-     * 6.23 → 38.8129) and otherwise <b>rounded up</b> (slightly more noise than requested, never
-     * less) to the most decimal places d ≤ 6 for which the acceptance test stays in {@code long}
-     * arithmetic for every proposal |Y| ≤ 12t (beyond that — probability ≈ e^{−12} per proposal —
-     * the exact BigInteger path is used). Rounding adds less than 10^−d to σ² (d = 6 for σ up to
-     * ~15, d = 2 at σ ≈ 1000); accounting uses the requested σ, which is conservative.
+     * N_ℤ(0, σ²) from σ as a double. σ² is the square of σ's shortest decimal, or of the double's
+     * exact value when that decimal is below it ({@link Rational#squareOf}: never below the double
+     * the accountant charges for), kept exactly when it has few enough decimal places (σ = 40 →
+     * 1600, σ = 2.3 → 5.29) and otherwise <b>rounded up</b> (slightly more noise than requested,
+     * never less) to the most decimal places d ≤ 6 for which the acceptance test stays in {@code
+     * long} arithmetic for every proposal |Y| ≤ 12t (beyond that — probability ≈ e^{−12} per
+     * proposal — the exact BigInteger path is used). Rounding adds less than 10^−d to σ² (d = 6 for
+     * σ up to ~15, d = 2 at σ ≈ 1000; σ = 6.23 → 38.812901); accounting uses the requested σ, which
+     * is conservative.
      */
     public static DiscreteGaussian withSigma(double sigma) {
         checkPositive("sigma", sigma);

@@ -33,8 +33,9 @@ public final class DiscreteLaplace implements IntegerNoise, Serializable {
     }
 
     /**
-     * Discrete Laplace with scale {@code t}, converted by {@link Rational#fromDouble} (exact for
-     * integers and decimals of ≤ 6 places; otherwise rounded UP, i.e. slightly more noise).
+     * Discrete Laplace with scale {@code t}, converted by {@link Rational#fromDouble}: never below
+     * the double (exact for integers and for decimals of ≤ 6 places not below their double;
+     * otherwise rounded UP, i.e. slightly more noise).
      */
     public static DiscreteLaplace withScale(double scale) {
         checkPositive("scale", scale);

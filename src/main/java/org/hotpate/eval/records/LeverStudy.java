@@ -483,7 +483,7 @@ public final class LeverStudy {
                         eps,
                         upper - lower,
                         NeighbourRelation.REPLACE_ONE);
-        Rational e = Rational.fromDouble(eps);
+        Rational e = Rational.atMost(eps); // scale 1/e never below 1/ε
         DiscreteLaplace lap =
                 DiscreteLaplace.withScale(Rational.of(e.denominator(), e.numerator()));
         int[] charges = new int[s.n()];

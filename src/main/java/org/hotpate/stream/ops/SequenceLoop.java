@@ -46,7 +46,10 @@ public final class SequenceLoop
     /**
      * The run's steps and sequence policy, how long finished sequences are remembered, the
      * watchdog's timeout ({@code JobConfig#watchdogMs()}), how tokens become text, and the public
-     * model of the fallback policy.
+     * model of the fallback policy; {@code finishTimes}: whether the public record carries the
+     * wall-clock {@code finishedAtMs} (false in records runs: there the teachers are built from the
+     * private records and their build and answer times set the timing, so the public {@code
+     * records} topic gets 0, the schema's "not given"; the operator-only ledger keeps its times).
      */
     public record Settings(
             StepFactory steps,
@@ -55,8 +58,21 @@ public final class SequenceLoop
             long watchdogMs,
             SequenceText text,
             int stopToken,
-            PublicModel publicModel)
-            implements Serializable {}
+            PublicModel publicModel,
+            boolean finishTimes)
+            implements Serializable {
+        /** Settings whose records carry their finish times (simulated teachers). */
+        public Settings(
+                StepFactory steps,
+                SequenceProgress.Policy policy,
+                long retentionMs,
+                long watchdogMs,
+                SequenceText text,
+                int stopToken,
+                PublicModel publicModel) {
+            this(steps, policy, retentionMs, watchdogMs, text, stopToken, publicModel, true);
+        }
+    }
 
     private final Settings settings;
     private final SequenceWatchdog watchdog;
@@ -175,7 +191,7 @@ public final class SequenceLoop
                 p.fails(),
                 p.fallbacks(),
                 reason,
-                System.currentTimeMillis(),
+                settings.finishTimes() ? System.currentTimeMillis() : 0L,
                 prompt.text(),
                 prompt.label());
     }

@@ -64,6 +64,31 @@ class IndividualSchemesTest {
     }
 
     @Test
+    void schemeA_noiseScaleIsNeverBelowOneOverTheChargedEpsilon() throws Exception {
+        // 0.3, 0.7 and 1e-6 print as decimals above their doubles: 1/decimal would be a hair less
+        // noise than the PureDp(ε) charged for the double.
+        for (double eps : new double[] {0.3, 0.7, 1e-6, 0.1, 0.01, 2}) {
+            SchemeAStep step =
+                    new SchemeAStep(
+                            new SchemeAStep.Plan(
+                                    new SchemeAStep.Params(eps, 1, 5, 0.5),
+                                    1,
+                                    NeighbourRelation.REPLACE_ONE));
+            java.lang.reflect.Field f = SchemeAStep.class.getDeclaredField("noise");
+            f.setAccessible(true);
+            org.hotpate.core.noise.Rational scale =
+                    ((org.hotpate.core.noise.DiscreteLaplace) f.get(step)).scale();
+            // scale·ε ≥ 1 exactly, with ε the double's binary value
+            java.math.BigDecimal product =
+                    new java.math.BigDecimal(scale.numerator())
+                            .multiply(new java.math.BigDecimal(eps));
+            assertThat(product.compareTo(new java.math.BigDecimal(scale.denominator())))
+                    .as("scale for epsilon %s", eps)
+                    .isNotNegative();
+        }
+    }
+
+    @Test
     void fromSpec_namesTheMechanismAndTheAcceptedKeys() {
         Map<String, Double> missing = new HashMap<>(B);
         missing.remove("sample-rate");

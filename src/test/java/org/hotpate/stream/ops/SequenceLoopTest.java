@@ -41,6 +41,7 @@ class SequenceLoopTest {
                             1000,
                             org.hotpate.protocol.EarlyStop.NONE),
                     SequencePrompts.NONE);
+    private boolean finishTimes = true;
     private KeyedTwoInputStreamOperatorTestHarness<
                     String, StepResult, GenerationStep, GenerationStep>
             h;
@@ -79,7 +80,8 @@ class SequenceLoopTest {
                                         WATCHDOG,
                                         SequenceText.NUMBERS,
                                         stopToken,
-                                        ens)),
+                                        ens,
+                                        finishTimes)),
                         (StepResult r) -> SequenceId.keyOf(r.runId(), r.sequenceId()),
                         (GenerationStep g) -> SequenceId.keyOf(g.runId(), g.sequenceId()),
                         Types.STRING);
@@ -118,6 +120,22 @@ class SequenceLoopTest {
                             assertThat(r.finishReason()).isEqualTo(FinishReason.MAX_STEPS);
                         });
         assertThat(h.extractOutputValues()).hasSize(2); // no successor: only one sequence
+    }
+
+    @Test
+    void recordsRunsPublishNoFinishTimes() throws Exception {
+        // Simulated teachers: the wall-clock finish time; records runs (teachers built from the
+        // private records, whose build and answer times set the timing): 0, "not given".
+        long before = System.currentTimeMillis();
+        open(FailPolicy.RESAMPLE, 1, -1, 1, 1);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        assertThat(records())
+                .singleElement()
+                .satisfies(r -> assertThat(r.finishedAtMs()).isGreaterThanOrEqualTo(before));
+        finishTimes = false;
+        open(FailPolicy.RESAMPLE, 1, -1, 1, 1);
+        h.processElement1(result(0, 0, 0, Outcome.TOKEN, 101), 0);
+        assertThat(records()).singleElement().satisfies(r -> assertThat(r.finishedAtMs()).isZero());
     }
 
     @Test
