@@ -250,13 +250,21 @@ public final class DatasetLedger implements AutoCloseable {
                                 + cfg.datasetId()
                                 + "' is under per-teacher accounting: "
                                 + teachers.size()
-                                + " teacher(s) charged under the per-teacher budget "
+                                + " teacher(s) charged under a per-teacher budget"
+                                + " (budget.per-teacher-epsilon; plan "
                                 + t.plan()
-                                + " (per-teacher epsilon at delta "
+                                + "): up to epsilon "
+                                + Decimals.up(
+                                        teachers.stream()
+                                                .mapToDouble(TeacherSpend::epsilon)
+                                                .max()
+                                                .orElse(0),
+                                        4)
+                                + " each at delta "
                                 + t.delta()
-                                + "; "
+                                + ", "
                                 + teachers.stream().filter(TeacherSpend::retired).count()
-                                + " retired). An ensemble run (mechanism "
+                                + " retired. An ensemble run (mechanism "
                                 + cfg.mechanism().name()
                                 + ") would let retired teachers vote and charge none of them; run"
                                 + " mechanism.name "

@@ -76,8 +76,9 @@ class DatasetLedgerTest {
             assertThatThrownBy(() -> ledger.prior("other", true))
                     .isInstanceOf(DatasetLedger.RunRefusedException.class)
                     .hasMessageContaining("dataset 'D' is under per-teacher accounting")
-                    .hasMessageContaining("per-teacher budget scheme-b/sigma=3.0")
-                    .hasMessageContaining("1 retired");
+                    .hasMessageContaining("per-teacher budget (budget.per-teacher-epsilon")
+                    .hasMessageContaining("plan scheme-b/sigma=3.0")
+                    .hasMessageContaining("up to epsilon 0.9800 each at delta 1.0E-6, 1 retired");
         }
     }
 
