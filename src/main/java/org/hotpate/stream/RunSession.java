@@ -63,6 +63,7 @@ public final class RunSession implements AutoCloseable {
     private DatasetLedger datasetLedger;
     private DatasetPrior prior;
     private String account; // the ledger account: the run id, or a resumed fork's
+    private String savepoint; // where stopWithSavepoint left the run (null: not stopped so)
     private final Resume resume;
     private volatile boolean stopRequested;
     private boolean closed;
@@ -353,6 +354,7 @@ public final class RunSession implements AutoCloseable {
                         .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         // The ledger entry as the stopped job left it: a resume that finds more forks.
         metadata().atSavepoint(account, datasetLedger.entry(account)).writeInto(path);
+        savepoint = path;
         return path;
     }
 
@@ -528,7 +530,9 @@ public final class RunSession implements AutoCloseable {
         long distributions =
                 endOffsets(cfg.kafka().topics().name(Topic.DISTRIBUTIONS)) - distributionsAtStart;
         cancelJob();
-        markFinished();
+        if (savepoint == null && outcome.complete()) {
+            markFinished(); // a run stopped with a savepoint, or cut short, may still be resumed
+        }
         return new RunReport(
                         cfg,
                         runId,
@@ -544,7 +548,11 @@ public final class RunSession implements AutoCloseable {
                 .writeTo(outputDir());
     }
 
-    /** The run ended: its ledger account can no longer be resumed (a resume would fork). */
+    /**
+     * The run completed: its ledger account can no longer be resumed (exit 2). A run stopped with a
+     * savepoint or cut short by the output timeout is not marked (a resume of it forks if its entry
+     * went on).
+     */
     private void markFinished() {
         try {
             datasetLedger.markFinished(account);
