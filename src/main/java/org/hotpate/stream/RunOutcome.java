@@ -26,6 +26,7 @@ import org.hotpate.protocol.StepId;
  * summaries print. Thread-safe (the follower adds while a caller reads).
  */
 public final class RunOutcome {
+    private double durableEpsilon; // the run's durable ledger entry, read at its end
     private final SequenceSchedule schedule;
     private final boolean feedsOutcomesBack;
     private final Map<StepId, StepResult> results = new HashMap<>();
@@ -123,13 +124,27 @@ public final class RunOutcome {
         return ordered.stream().filter(r -> r.outcome() == Outcome.FAIL).count();
     }
 
-    /** The run's ε after its last charge (0 before any). */
+    /**
+     * The run's ε after its last charge (0 before any): the largest of the charges the driver read
+     * and the run's durable ledger entry ({@link #durableEpsilon}) — the followed {@code ledger}
+     * topic can lag behind an open transaction at the end, the durable entry cannot be below what
+     * was released.
+     */
     public synchronized double epsilon() {
-        return ledger.stream()
-                .filter(e -> e.kind() == LedgerKind.CHARGE)
-                .mapToDouble(LedgerEntry::epsilonAfter)
-                .max()
-                .orElse(0);
+        return Math.max(
+                durableEpsilon,
+                ledger.stream()
+                        .filter(e -> e.kind() == LedgerKind.CHARGE)
+                        .mapToDouble(LedgerEntry::epsilonAfter)
+                        .max()
+                        .orElse(0));
+    }
+
+    /** The run's ε in its durable ledger entry, read when the run ends (never lowers it). */
+    public synchronized void durableEpsilon(double epsilon) {
+        if (epsilon > durableEpsilon) {
+            durableEpsilon = epsilon;
+        }
     }
 
     /** Entries of {@code kind}. */

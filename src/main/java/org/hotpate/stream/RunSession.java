@@ -530,6 +530,17 @@ public final class RunSession implements AutoCloseable {
         long distributions =
                 endOffsets(cfg.kafka().topics().name(Topic.DISTRIBUTIONS)) - distributionsAtStart;
         cancelJob();
+        try {
+            org.hotpate.model.BudgetRecord entry = datasetLedger.entry(account);
+            if (entry != null && Double.isFinite(entry.epsilon())) {
+                outcome.durableEpsilon(entry.epsilon());
+            }
+        } catch (RuntimeException e) {
+            System.err.println(
+                    "hotpate run: could not read the run's budget ledger entry ("
+                            + e.getMessage()
+                            + "); epsilon from the ledger entries the driver read");
+        }
         if (savepoint == null && outcome.complete()) {
             markFinished(); // a run stopped with a savepoint, or cut short, may still be resumed
         }

@@ -45,4 +45,20 @@ class RunReportTest {
         assertThat(pub.has("epsilon")).isTrue();
         assertThat(pub.has("budgetEpsilon")).isTrue();
     }
+
+    /**
+     * The summary's epsilon is never below the run's durable ledger entry: the followed ledger
+     * topic can lag behind an open transaction when the run ends (issue 23, item 9).
+     */
+    @Test
+    void theSummarysEpsilonIsNeverBelowTheRunsDurableEntry() {
+        JobConfig cfg = JobSpec.parse("", "x");
+        RunOutcome outcome =
+                new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
+        assertThat(outcome.epsilon()).isZero();
+        outcome.durableEpsilon(1.25);
+        outcome.durableEpsilon(0.5); // never lowers it
+        RunReport r = new RunReport(cfg, "x-run", outcome, 0, 1.25, 3.0, 1, 1);
+        assertThat(r.summary().get("epsilon").asDouble()).isEqualTo(1.25);
+    }
 }
