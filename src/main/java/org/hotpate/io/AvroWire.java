@@ -272,6 +272,16 @@ public final class AvroWire {
 
     // ---- budget ledger (durable, per dataset) ----
 
+    /**
+     * Decodes current ledger entries and v1 entries (written before teacher entries carried {@code
+     * pending} and {@code version}; Avro schema resolution fills in their defaults, 0).
+     */
+    private static final BinaryMessageDecoder<org.hotpate.io.avro.BudgetLedgerRecord>
+            LEDGER_DECODER =
+                    decoderWithLegacy(
+                            org.hotpate.io.avro.BudgetLedgerRecord.getClassSchema(),
+                            "/schemas/legacy/budget_ledger_record-v1.avsc");
+
     public static byte[] encode(BudgetRecord r) {
         var a =
                 org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
@@ -297,10 +307,7 @@ public final class AvroWire {
     /** A run's budget record, or empty for other kinds (teacher entries are reserved). */
     public static java.util.Optional<BudgetRecord> decodeBudgetRecord(byte[] b)
             throws UndecodableException {
-        var a =
-                decode(
-                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
-                        "BudgetLedgerRecord");
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
         if (!BudgetRecord.RUN.equals(a.getKind()) || a.getRunId() == null) {
             return java.util.Optional.empty();
         }
@@ -327,8 +334,9 @@ public final class AvroWire {
 
     /**
      * A teacher's spending on the budget-ledger topic: kind {@code teacher}, {@code mechanism} =
-     * the plan, {@code releases} = charges, {@code answered} = 1 if retired, {@code epsilon} at
-     * {@code delta}, {@code runId} = the run that wrote it.
+     * the plan, {@code releases} = charges, {@code pending} = provisional charges (pending
+     * involvements), {@code version} = the entry's change count, {@code answered} = 1 if retired,
+     * {@code epsilon} at {@code delta}, {@code runId} = the run that wrote it.
      */
     public static byte[] encode(TeacherSpend t) {
         var a =
@@ -344,6 +352,8 @@ public final class AvroWire {
                         .setApproxDelta(0)
                         .setDelta(t.delta())
                         .setReleases(t.charges())
+                        .setPending(t.pending())
+                        .setVersion(t.version())
                         .setAnswered(t.retired() ? 1 : 0)
                         .setEpsilon(t.epsilon())
                         .setUpdatedAtMs(t.updatedAtMs())
@@ -355,10 +365,7 @@ public final class AvroWire {
     /** A teacher entry of the budget-ledger topic, or empty for other kinds. */
     public static java.util.Optional<TeacherSpend> decodeTeacherSpend(byte[] b)
             throws UndecodableException {
-        var a =
-                decode(
-                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
-                        "BudgetLedgerRecord");
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
         if (!BudgetRecord.TEACHER.equals(a.getKind())) {
             return java.util.Optional.empty();
         }
@@ -372,6 +379,8 @@ public final class AvroWire {
                             a.getTeacherId(),
                             a.getMechanism(),
                             a.getReleases(),
+                            a.getPending(),
+                            a.getVersion(),
                             a.getEpsilon(),
                             a.getDelta(),
                             a.getAnswered() > 0,

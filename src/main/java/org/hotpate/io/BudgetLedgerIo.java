@@ -44,7 +44,7 @@ import org.hotpate.model.TeacherSpend;
  * "orders":[…],"rdp":[…],"approxDelta":…,"delta":…,"releases":…,"answered":…,"epsilon":…|null,
  * "updatedAtMs":…}} ({@code epsilon} null when infinite). Per-teacher spending (scheme-a/scheme-b
  * runs): one file per teacher, {@code <dir>/<dataset>/teachers/<id>.json} ({@link #teacherToJson}),
- * merged the same way (never fewer charges).
+ * merged by {@link TeacherSpend#merge} (the later version wins; never fewer charges).
  *
  * <p><b>Kafka</b> ({@code budget.ledger: kafka}): the compacted topic {@code
  * kafka.topics.budget-ledger}, key {@code <dataset>/run/<runId>}, value a {@code
@@ -106,8 +106,13 @@ public final class BudgetLedgerIo {
     }
 
     /**
-     * Writes a teacher's spending, merged with the version on disk (never fewer charges); durable
-     * when it returns, like {@link #writeLocal}.
+     * Writes a teacher's spending as the running writer's latest version, merged with the version
+     * on disk ({@link TeacherSpend#merge}: never fewer charges); durable when it returns, like
+     * {@link #writeLocal}. The write supersedes the file's version: a restore may have rolled the
+     * writer's keyed version counter back below what it wrote before the failure (the local write
+     * happens in {@code snapshotState}, before the checkpoint completes), and the restored state is
+     * what any release committed from now on depends on — so {@code t}'s version is raised above
+     * the file's. Charges the file holds and {@code t} does not are kept.
      */
     public static synchronized TeacherSpend writeTeacherLocal(Path dir, TeacherSpend t)
             throws IOException {
@@ -115,7 +120,10 @@ public final class BudgetLedgerIo {
         Files.createDirectories(file.getParent());
         TeacherSpend merged = t;
         if (Files.exists(file)) {
-            merged = readTeacher(file).max(t);
+            TeacherSpend old = readTeacher(file);
+            merged =
+                    TeacherSpend.merge(
+                            old, t.withVersion(Math.max(t.version(), old.version() + 1)));
         }
         writeAtomically(file, teacherToJson(merged).getBytes(StandardCharsets.UTF_8));
         return merged;
@@ -161,6 +169,8 @@ public final class BudgetLedgerIo {
         o.put("teacherId", t.teacherId());
         o.put("plan", t.plan());
         o.put("charges", t.charges());
+        o.put("pending", t.pending());
+        o.put("entryVersion", t.version()); // "version" is the format's
         o.put("epsilon", t.epsilon());
         o.put("delta", t.delta());
         o.put("retired", t.retired());
@@ -183,6 +193,8 @@ public final class BudgetLedgerIo {
                 required(o, "teacherId").asLong(),
                 required(o, "plan").asText(),
                 required(o, "charges").asLong(),
+                o.path("pending").asLong(0), // absent in entries written before it existed
+                o.path("entryVersion").asLong(0),
                 required(o, "epsilon").asDouble(),
                 required(o, "delta").asDouble(),
                 required(o, "retired").asBoolean(),
@@ -398,8 +410,8 @@ public final class BudgetLedgerIo {
     }
 
     /**
-     * Reads the compacted ledger topic like {@link #readTopic} and returns the largest version of
-     * every teacher entry ({@code <dataset>/teacher/<id>}).
+     * Reads the compacted ledger topic like {@link #readTopic} and returns every teacher entry
+     * ({@code <dataset>/teacher/<id>}), its versions merged by {@link TeacherSpend#merge}.
      */
     public static List<TeacherSpend> readTeachersTopic(
             Properties clientProperties, String topic, Duration timeout) {
@@ -432,7 +444,7 @@ public final class BudgetLedgerIo {
                     }
                     try {
                         AvroWire.decodeTeacherSpend(r.value())
-                                .ifPresent(t -> latest.merge(t.key(), t, TeacherSpend::max));
+                                .ifPresent(t -> latest.merge(t.key(), t, TeacherSpend::merge));
                     } catch (AvroWire.UndecodableException e) {
                         throw new IllegalStateException(
                                 "unreadable entry in the budget ledger topic "

@@ -119,18 +119,36 @@ public final class DatasetLedger implements AutoCloseable {
     }
 
     /**
+     * What a per-teacher run starts each teacher from: its charges on the dataset from earlier runs
+     * ({@link #teacherCharges}) and the version of its durable entry, which the run's versions
+     * continue.
+     */
+    public record TeacherPriors(Map<Long, Long> charges, Map<Long, Long> versions) {
+        public static final TeacherPriors NONE = new TeacherPriors(Map.of(), Map.of());
+    }
+
+    /**
      * Each teacher's charges on the dataset from earlier runs, for a scheme-a/scheme-b run (empty
-     * otherwise): the vote operator starts every teacher from here, so a user's budget holds over
+     * otherwise): the durable entry's charges <b>plus its pending involvements</b> — provisional
+     * charges of a run that ended before their outcomes came back (a crash, a cancel, a stop), each
+     * counted as a charge (a sound over-count: an outcome released but never applied may have been
+     * BETWEEN). The vote operator starts every teacher from here, so a user's budget holds over
      * every run. Throws {@link NoBudgetLeftException} when the dataset's teachers were charged
      * under another plan (scheme or parameters that change the unit or the limit): charges under
      * two plans do not add up, so such a run must use the same plan or another dataset.
      */
     public Map<Long, Long> teacherCharges() {
+        return teacherPriors().charges();
+    }
+
+    /** {@link #teacherCharges} and each teacher's durable entry version, from one read. */
+    public TeacherPriors teacherPriors() {
         IndividualScheme acc = CoreBindings.accountingMode(cfg).scheme();
         if (acc == null) {
-            return Map.of();
+            return TeacherPriors.NONE;
         }
         Map<Long, Long> out = new java.util.HashMap<>();
+        Map<Long, Long> versions = new java.util.HashMap<>();
         for (TeacherSpend t : teacherSpends()) {
             if (!t.plan().equals(acc.planId())) {
                 throw new NoBudgetLeftException(
@@ -146,9 +164,10 @@ public final class DatasetLedger implements AutoCloseable {
                                 + cfg.datasetId()
                                 + ")");
             }
-            out.merge(t.teacherId(), t.charges(), Math::max);
+            out.merge(t.teacherId(), t.total(), Math::max);
+            versions.merge(t.teacherId(), t.version(), Math::max);
         }
-        return out;
+        return new TeacherPriors(out, versions);
     }
 
     /**

@@ -233,7 +233,8 @@ public final class HotPateJob {
                     mode,
                     cfg.datasetId(),
                     run.teacherCharges(),
-                    localLedgerDir());
+                    localLedgerDir(),
+                    run.teacherVersions());
         }
 
         private DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {

@@ -12,7 +12,10 @@ import org.hotpate.protocol.DatasetPrior;
  * (docs/threat-model.md). {@link #toString()} never prints the secret.
  */
 public record RunContext(
-        byte[] noiseSecret, DatasetPrior prior, java.util.Map<Long, Long> teacherCharges)
+        byte[] noiseSecret,
+        DatasetPrior prior,
+        java.util.Map<Long, Long> teacherCharges,
+        java.util.Map<Long, Long> teacherVersions)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -21,14 +24,23 @@ public record RunContext(
             throw new IllegalArgumentException("the noise secret must be 32 bytes");
         }
         teacherCharges = new java.util.HashMap<>(teacherCharges);
+        teacherVersions = new java.util.HashMap<>(teacherVersions);
     }
 
     /**
      * A fresh secret, the dataset's earlier runs and each teacher's charges on the dataset from
-     * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}).
+     * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}:
+     * charges + pending), its entry versions unknown (0).
      */
     public static RunContext of(DatasetPrior prior, java.util.Map<Long, Long> teacherCharges) {
-        return new RunContext(KeyedNoiseSource.newSecret(), prior, teacherCharges);
+        return new RunContext(
+                KeyedNoiseSource.newSecret(), prior, teacherCharges, java.util.Map.of());
+    }
+
+    /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
+    public static RunContext of(DatasetPrior prior, DatasetLedger.TeacherPriors teachers) {
+        return new RunContext(
+                KeyedNoiseSource.newSecret(), prior, teachers.charges(), teachers.versions());
     }
 
     @Override

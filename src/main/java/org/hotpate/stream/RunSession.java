@@ -260,7 +260,7 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                RunContext.of(prior, datasetLedger.teacherCharges()),
+                RunContext.of(prior, datasetLedger.teacherPriors()),
                 JobIo.kafka(
                         cfg,
                         bootstrap,
