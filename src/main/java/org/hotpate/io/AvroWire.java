@@ -362,6 +362,44 @@ public final class AvroWire {
         return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
     }
 
+    /**
+     * A dataset's pseudonym secret on the budget-ledger topic (kind {@code pseudonym-key}, key
+     * {@code <dataset>/pseudonym-key}; {@code mechanism} = the secret in hex).
+     */
+    public static byte[] encodePseudonymKey(String dataset, byte[] secret, long atMs) {
+        var a =
+                org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
+                        .setDataset(dataset)
+                        .setKind(BudgetRecord.PSEUDONYM_KEY)
+                        .setRunId(null)
+                        .setTeacherId(null)
+                        .setDifferentiallyPrivate(true)
+                        .setMechanism(java.util.HexFormat.of().formatHex(secret))
+                        .setOrders(List.of())
+                        .setRdp(List.of())
+                        .setDelta(0)
+                        .setUpdatedAtMs(atMs)
+                        .setDatasetPlan(List.of())
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
+    }
+
+    /** The dataset and secret of a pseudonym-key entry, or empty for other kinds. */
+    public static java.util.Optional<java.util.Map.Entry<String, byte[]>> decodePseudonymKey(
+            byte[] b) throws UndecodableException {
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
+        if (!BudgetRecord.PSEUDONYM_KEY.equals(a.getKind())) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(
+                    java.util.Map.entry(
+                            a.getDataset(), java.util.HexFormat.of().parseHex(a.getMechanism())));
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("not a valid pseudonym-key entry", e);
+        }
+    }
+
     /** A teacher entry of the budget-ledger topic, or empty for other kinds. */
     public static java.util.Optional<TeacherSpend> decodeTeacherSpend(byte[] b)
             throws UndecodableException {

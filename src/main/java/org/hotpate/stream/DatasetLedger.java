@@ -16,6 +16,7 @@ import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.RunBudget;
+import org.hotpate.protocol.TeacherIds;
 
 /**
  * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
@@ -139,6 +140,49 @@ public final class DatasetLedger implements AutoCloseable {
      */
     public Map<Long, Long> teacherCharges() {
         return teacherPriors().charges();
+    }
+
+    /**
+     * {@link #teacherPriors()} re-keyed by this run's teacher ids ({@code ids}: a records run's
+     * ranks ← the users' pseudonyms; users not in the batch left out).
+     */
+    public TeacherPriors teacherPriors(TeacherIds ids) {
+        TeacherPriors byDurable = teacherPriors();
+        return new TeacherPriors(
+                ids.toRanks(byDurable.charges()), ids.toRanks(byDurable.versions()));
+    }
+
+    /**
+     * The dataset's pseudonym secret (records runs' durable teacher ids, {@link TeacherIds}): kept
+     * in the ledger store — local: {@code <ledger-dir>/<dataset>/pseudonym.key} (0600), kafka: the
+     * entry {@code <dataset>/pseudonym-key} — and created on first use.
+     */
+    public byte[] pseudonymSecret() {
+        if (client == null) {
+            try {
+                return BudgetLedgerIo.pseudonymSecretLocal(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return BudgetLedgerIo.pseudonymSecretTopic(
+                client,
+                cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
+                cfg.datasetId(),
+                READ_TIMEOUT);
+    }
+
+    /**
+     * The teacher ids of a records run's durable entries: one teacher per user ({@code directory}
+     * per user) under a per-teacher scheme → the users' pseudonyms; otherwise the ids themselves.
+     */
+    public TeacherIds teacherIds(org.hotpate.teachers.records.UserDirectory directory) {
+        if (directory == null
+                || !directory.perUser()
+                || CoreBindings.accountingMode(cfg).scheme() == null) {
+            return TeacherIds.IDENTITY;
+        }
+        return TeacherIds.forUsers(pseudonymSecret(), directory.usersByRank());
     }
 
     /** {@link #teacherCharges} and each teacher's durable entry version, from one read. */

@@ -234,7 +234,8 @@ public final class HotPateJob {
                     cfg.datasetId(),
                     run.teacherCharges(),
                     localLedgerDir(),
-                    run.teacherVersions());
+                    run.teacherVersions(),
+                    run.teacherIds());
         }
 
         private DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {

@@ -15,7 +15,8 @@ public record RunContext(
         byte[] noiseSecret,
         DatasetPrior prior,
         java.util.Map<Long, Long> teacherCharges,
-        java.util.Map<Long, Long> teacherVersions)
+        java.util.Map<Long, Long> teacherVersions,
+        org.hotpate.protocol.TeacherIds teacherIds)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -25,6 +26,7 @@ public record RunContext(
         }
         teacherCharges = new java.util.HashMap<>(teacherCharges);
         teacherVersions = new java.util.HashMap<>(teacherVersions);
+        teacherIds = teacherIds == null ? org.hotpate.protocol.TeacherIds.IDENTITY : teacherIds;
     }
 
     /**
@@ -34,13 +36,24 @@ public record RunContext(
      */
     public static RunContext of(DatasetPrior prior, java.util.Map<Long, Long> teacherCharges) {
         return new RunContext(
-                KeyedNoiseSource.newSecret(), prior, teacherCharges, java.util.Map.of());
+                KeyedNoiseSource.newSecret(), prior, teacherCharges, java.util.Map.of(), null);
     }
 
     /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
     public static RunContext of(DatasetPrior prior, DatasetLedger.TeacherPriors teachers) {
+        return of(prior, teachers, null);
+    }
+
+    /**
+     * Also the durable ids of the run's teachers ({@code ids}: a records run's pseudonyms; null:
+     * the ids themselves); {@code teachers} keyed by the run's teacher ids.
+     */
+    public static RunContext of(
+            DatasetPrior prior,
+            DatasetLedger.TeacherPriors teachers,
+            org.hotpate.protocol.TeacherIds ids) {
         return new RunContext(
-                KeyedNoiseSource.newSecret(), prior, teachers.charges(), teachers.versions());
+                KeyedNoiseSource.newSecret(), prior, teachers.charges(), teachers.versions(), ids);
     }
 
     @Override

@@ -396,4 +396,17 @@ class AvroWireTest {
         assertThat(read.retired()).isTrue();
         assertThat(AvroWire.decodeBudgetRecord(raw)).isEmpty(); // a teacher entry, not a run's
     }
+
+    /** A dataset's pseudonym secret on the ledger topic; readers of other kinds skip it. */
+    @Test
+    void pseudonymKeyEntriesRoundTripAndOtherReadersSkipThem() throws Exception {
+        byte[] secret = new byte[32];
+        secret[5] = 9;
+        byte[] b = AvroWire.encodePseudonymKey("D", secret, 1);
+        var e = AvroWire.decodePseudonymKey(b).orElseThrow();
+        assertThat(e.getKey()).isEqualTo("D");
+        assertThat(e.getValue()).isEqualTo(secret);
+        assertThat(AvroWire.decodeBudgetRecord(b)).isEmpty();
+        assertThat(AvroWire.decodeTeacherSpend(b)).isEmpty();
+    }
 }

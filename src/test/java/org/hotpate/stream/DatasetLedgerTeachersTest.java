@@ -2,10 +2,15 @@ package org.hotpate.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.model.TeacherSpend;
+import org.hotpate.protocol.TeacherIds;
+import org.hotpate.teachers.records.UserDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +55,53 @@ class DatasetLedgerTeachersTest {
             RunContext run = RunContext.of(org.hotpate.protocol.DatasetPrior.empty("dsx"), priors);
             assertThat(run.teacherCharges()).isEqualTo(priors.charges());
             assertThat(run.teacherVersions()).isEqualTo(priors.versions());
+        }
+    }
+
+    /**
+     * Issue 23 item 6: a records run's durable entries are keyed by the users' pseudonyms under a
+     * per-dataset secret (created once, 0600), so charges written by a first batch map back to the
+     * same users in a second batch whose ranks shifted (one new user sorting first). Before, the
+     * entries were keyed by rank and each user inherited its neighbour's charges.
+     */
+    @Test
+    void recordsChargesFollowTheUsersWhenASecondBatchShiftsTheRanks() throws Exception {
+        JobConfig cfg = spec();
+        String plan = CoreBindings.accountingMode(cfg).scheme().planId();
+        UserDirectory first = UserDirectory.perUser(List.of("bob", "alice", "carol"));
+        byte[] secret;
+        try (DatasetLedger ledger = DatasetLedger.open(cfg, null)) {
+            TeacherIds ids = ledger.teacherIds(first);
+            assertThat(ids.mapped()).isTrue();
+            secret = ledger.pseudonymSecret();
+            // run 1 charged bob (rank 1) twice, carol (rank 2) 4 times with one pending
+            BudgetLedgerIo.writeTeacherLocal(
+                    dir,
+                    new TeacherSpend(
+                            "dsx", ids.durable(1), plan, 2, 0, 2, 1.0, 1e-6, false, "r1", 1));
+            BudgetLedgerIo.writeTeacherLocal(
+                    dir,
+                    new TeacherSpend(
+                            "dsx", ids.durable(2), plan, 4, 1, 5, 2.0, 1e-6, false, "r1", 1));
+        }
+        Path keyFile = BudgetLedgerIo.pseudonymKeyFile(dir, "dsx");
+        assertThat(Files.getPosixFilePermissions(keyFile))
+                .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(Files.readString(keyFile).strip()).hasSize(64);
+
+        UserDirectory second = UserDirectory.perUser(List.of("alice", "bob", "carol", "aaron"));
+        assertThat(second.teacherOf("bob")).isEqualTo(2); // was 1
+        try (DatasetLedger ledger = DatasetLedger.open(cfg, null)) {
+            assertThat(ledger.pseudonymSecret()).isEqualTo(secret); // kept, not redrawn
+            TeacherIds ids = ledger.teacherIds(second);
+            DatasetLedger.TeacherPriors priors = ledger.teacherPriors(ids);
+            assertThat(priors.charges())
+                    .isEqualTo(Map.of(second.teacherOf("bob"), 2L, second.teacherOf("carol"), 5L));
+            assertThat(priors.versions())
+                    .isEqualTo(Map.of(second.teacherOf("bob"), 2L, second.teacherOf("carol"), 5L));
+            // non-records (no directory) and homogeneous directories keep their ids
+            assertThat(ledger.teacherIds(null).mapped()).isFalse();
+            assertThat(ledger.teacherIds(UserDirectory.hashed(4, 1)).mapped()).isFalse();
         }
     }
 }

@@ -30,6 +30,7 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.OpenSteps;
 import org.hotpate.protocol.StepId;
 import org.hotpate.protocol.TeacherAccount;
+import org.hotpate.protocol.TeacherIds;
 
 /**
  * The teacher-keyed vote operator (DESIGN.md topology step 2), an adapter over the protocol's
@@ -59,8 +60,9 @@ public final class VoteOperator
     /**
      * The dead-letter topic, step deadline and retention, the run's accounting mode, the dataset,
      * each teacher's charges on it before this run (the durable entry's charges + pending), the
-     * local ledger directory (null: the Kafka ledger, through {@link Tags#TEACHER_LEDGER}), and
-     * each teacher's durable entry version before this run.
+     * local ledger directory (null: the Kafka ledger, through {@link Tags#TEACHER_LEDGER}), each
+     * teacher's durable entry version before this run, and the durable ids of the teachers (a
+     * records run's user pseudonyms; the maps above are keyed by the run's teacher ids).
      */
     public record Settings(
             String topic,
@@ -70,11 +72,13 @@ public final class VoteOperator
             String dataset,
             Map<Long, Long> priorCharges,
             String ledgerDir,
-            Map<Long, Long> priorVersions)
+            Map<Long, Long> priorVersions,
+            TeacherIds teacherIds)
             implements Serializable {
         public Settings {
             priorCharges = new HashMap<>(priorCharges);
             priorVersions = new HashMap<>(priorVersions);
+            teacherIds = teacherIds == null ? TeacherIds.IDENTITY : teacherIds;
         }
 
         /** Settings for teachers whose durable entries have version 0 (none written yet). */
@@ -94,7 +98,8 @@ public final class VoteOperator
                     dataset,
                     priorCharges,
                     ledgerDir,
-                    Map.of());
+                    Map.of(),
+                    TeacherIds.IDENTITY);
         }
     }
 
@@ -275,7 +280,7 @@ public final class VoteOperator
                             .scheme()
                             .spend(
                                     settings.dataset(),
-                                    teacher,
+                                    settings.teacherIds().durable(teacher),
                                     a,
                                     accounts.nextVersion(teacher),
                                     step.runId(),

@@ -287,4 +287,33 @@ class VoteOperatorSchemeATest {
                         TeacherSpend::total)
                 .containsExactly(tuple(1L, 1L, 1L, 2L), tuple(2L, 1L, 0L, 1L));
     }
+
+    /** A records run's durable entries carry the teacher's pseudonym, not its rank. */
+    @Test
+    void shouldKeyDurableEntriesByTheTeachersDurableId() throws Exception {
+        IndividualScheme acc = accounting(5);
+        org.hotpate.protocol.TeacherIds ids =
+                org.hotpate.protocol.TeacherIds.forUsers(new byte[32], List.of("u0", "u1"));
+        open(
+                new VoteOperator(
+                        new VoteOperator.Settings(
+                                "dist",
+                                1000,
+                                60_000,
+                                new AccountingMode.ChargeOnOutcome(acc),
+                                "ds",
+                                Map.of(),
+                                null,
+                                Map.of(),
+                                ids)),
+                null);
+        GenerationStep s0 = step(0, 0, 0);
+        h.processBroadcastElement(s0, 0);
+        h.processElement(answer(1, s0, tested(acc, s0)), 0);
+        assertThat(spending())
+                .extracting(TeacherSpend::teacherId, TeacherSpend::pending)
+                .containsExactly(tuple(ids.durable(1), 1L));
+        assertThat(ids.durable(1))
+                .isEqualTo(org.hotpate.protocol.TeacherIds.pseudonym(new byte[32], "u1"));
+    }
 }
