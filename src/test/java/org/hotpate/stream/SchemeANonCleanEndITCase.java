@@ -60,26 +60,28 @@ class SchemeANonCleanEndITCase {
      * checkpoints 1.5 s apart: a charge coming back is flushed to the local ledger only at the
      * checkpoint after it was read, so cancelling right after a commit leaves charges in flight.
      */
-    static JobConfig spec(String name) {
+    static JobConfig spec(String name, String ledger) {
         return JobSpec.parse(
                 """
                 name: %s
                 ensemble: {id: pz-a, teachers: 60, kind: heterogeneous, source: planet-z, k: 3, seed: 5, top-k: 32}
                 sampler: {type: coordinated, seed: 11}
                 mechanism: {name: scheme-a, params: {epsilon: 0.1, lower: 5, upper: 25, sample-rate: 0.5}}
-                budget: {epsilon: 20.0, delta: 1.0e-6, per-teacher-epsilon: 5.0, dataset: scheme-a-crash, ledger: local, ledger-dir: '%s'}
+                budget: {epsilon: 20.0, delta: 1.0e-6, per-teacher-epsilon: 5.0, dataset: scheme-a-crash-%s, ledger: %s, ledger-dir: '%s'}
                 generation: {sequences: 12, concurrency: 6, max-steps: 6, on-fail: resample, max-attempts: 2, step-deadline-ms: 3000}
                 kafka:
                   mode: external
                   bootstrap: %s
                   topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
                            records: %s.records, ledger: %s.ledger, rejected: %s.rejected,
-                           teacher-feedback: %s.teacher-feedback}
+                           teacher-feedback: %s.teacher-feedback, budget-ledger: crash.budget-ledger}
                 flink: {parallelism: 2, checkpoint-interval-ms: 1500}
                 output: {dir: target/it-out}
                 """
                         .formatted(
                                 name,
+                                ledger,
+                                ledger,
                                 ledgerDir,
                                 kafka.bootstrapServers(),
                                 name,
@@ -93,8 +95,31 @@ class SchemeANonCleanEndITCase {
     }
 
     @Test
-    void aCancelledRunLeavesEveryCommittedBetweenOutcomeInTheLedger() throws Exception {
-        JobConfig first = spec("scheme-a-crash-1");
+    void aCancelledRunLeavesEveryCommittedBetweenOutcomeInTheLocalLedger() throws Exception {
+        cancelThenRunAgain("local");
+    }
+
+    /** The same through the Kafka ledger (the vote operator's TEACHER_LEDGER side output). */
+    @Test
+    void aCancelledRunLeavesEveryCommittedBetweenOutcomeInTheKafkaLedger() throws Exception {
+        cancelThenRunAgain("kafka");
+    }
+
+    private static List<TeacherSpend> durable(JobConfig cfg) throws Exception {
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            return BudgetLedgerIo.readTeachersLocal(ledgerDir, cfg.datasetId());
+        }
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        return BudgetLedgerIo.readTeachersTopic(
+                        p, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), Duration.ofSeconds(60))
+                .stream()
+                .filter(t -> t.dataset().equals(cfg.datasetId()))
+                .toList();
+    }
+
+    private static void cancelThenRunAgain(String ledger) throws Exception {
+        JobConfig first = spec("scheme-a-crash-" + ledger + "-1", ledger);
         long tau = first.individualPlan().limit();
         assertThat(tau).isEqualTo(5);
         String runId;
@@ -124,7 +149,7 @@ class SchemeANonCleanEndITCase {
         }
         assertThat(owed).as("committed BETWEEN outcomes").isNotEmpty();
         Map<Long, Long> durable = new HashMap<>();
-        for (TeacherSpend t : BudgetLedgerIo.readTeachersLocal(ledgerDir, first.datasetId())) {
+        for (TeacherSpend t : durable(first)) {
             durable.put(t.teacherId(), t.charges() + t.pending());
         }
         for (Map.Entry<Long, Long> o : owed.entrySet()) {
@@ -134,7 +159,7 @@ class SchemeANonCleanEndITCase {
         }
 
         // A second run on the dataset starts every teacher from charges + pending.
-        JobConfig second = spec("scheme-a-crash-2");
+        JobConfig second = spec("scheme-a-crash-" + ledger + "-2", ledger);
         try (RunSession run = RunSession.start(second, null)) {
             assertThat(run.await(Duration.ofSeconds(150), null)).as("run 2 completes").isTrue();
             run.finish();
@@ -152,7 +177,7 @@ class SchemeANonCleanEndITCase {
                         .isLessThanOrEqualTo(tau);
             }
         }
-        for (TeacherSpend t : BudgetLedgerIo.readTeachersLocal(ledgerDir, first.datasetId())) {
+        for (TeacherSpend t : durable(first)) {
             assertThat(t.charges() + t.pending())
                     .as("durable entry of teacher " + t.teacherId())
                     .isLessThanOrEqualTo(tau)
