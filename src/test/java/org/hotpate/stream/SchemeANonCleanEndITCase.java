@@ -57,8 +57,10 @@ class SchemeANonCleanEndITCase {
 
     /**
      * As {@link SchemeAITCase#spec} (τ = 5), one dataset for both runs, own topics per run, and
-     * checkpoints 1.5 s apart: a charge coming back is flushed to the local ledger only at the
-     * checkpoint after it was read, so cancelling right after a commit leaves charges in flight.
+     * checkpoints 2.5 s apart: a charge coming back is flushed to the local ledger only at the
+     * checkpoint after it was read, so cancelling as soon as a committed BETWEEN release shows no
+     * applied charge yet leaves its charges in flight (on the code before the write-ahead, the
+     * durable entries then miss them).
      */
     static JobConfig spec(String name, String ledger) {
         return JobSpec.parse(
@@ -75,7 +77,7 @@ class SchemeANonCleanEndITCase {
                   topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
                            records: %s.records, ledger: %s.ledger, rejected: %s.rejected,
                            teacher-feedback: %s.teacher-feedback, budget-ledger: crash.budget-ledger}
-                flink: {parallelism: 2, checkpoint-interval-ms: 1500}
+                flink: {parallelism: 2, checkpoint-interval-ms: 2500}
                 output: {dir: target/it-out}
                 """
                         .formatted(
@@ -127,14 +129,11 @@ class SchemeANonCleanEndITCase {
             runId = run.runId();
             boolean between =
                     run.awaitCondition(
-                            r ->
-                                    r.ledger().stream()
-                                            .anyMatch(
-                                                    e ->
-                                                            e.kind() == LedgerKind.TEACHER_FEEDBACK
-                                                                    && e.releases() > 0),
+                            SchemeANonCleanEndITCase::aCommittedChargeIsInFlight,
                             Duration.ofSeconds(150));
-            assertThat(between).as("a BETWEEN release was committed").isTrue();
+            assertThat(between)
+                    .as("a BETWEEN release was committed, its charges not yet applied")
+                    .isTrue();
             // The non-clean end: no waiting for teacherFeedbackApplied, no finish().
             run.job().cancel().get();
         }
@@ -183,6 +182,30 @@ class SchemeANonCleanEndITCase {
                     .isLessThanOrEqualTo(tau)
                     .isGreaterThanOrEqualTo(owed.getOrDefault(t.teacherId(), 0L));
         }
+    }
+
+    /**
+     * Whether a committed BETWEEN release (TEACHER_FEEDBACK charging someone) has no TEACHER_CHARGE
+     * entry visible yet: its charges are still in the feedback loop.
+     */
+    private static boolean aCommittedChargeIsInFlight(RunSession r) {
+        java.util.Set<String> applied = new java.util.HashSet<>();
+        for (LedgerEntry e : r.ledger()) {
+            if (e.kind() == LedgerKind.TEACHER_CHARGE) {
+                applied.add(e.sequenceId() + "/" + e.step() + "/" + e.attempt());
+            }
+        }
+        return r.ledger().stream()
+                .anyMatch(
+                        e ->
+                                e.kind() == LedgerKind.TEACHER_FEEDBACK
+                                        && e.releases() > 0
+                                        && !applied.contains(
+                                                e.sequenceId()
+                                                        + "/"
+                                                        + e.step()
+                                                        + "/"
+                                                        + e.attempt()));
     }
 
     /** Every committed record of {@code topic} (read_committed, to the last stable offset). */
