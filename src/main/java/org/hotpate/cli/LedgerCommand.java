@@ -246,6 +246,11 @@ public final class LedgerCommand implements Command {
                                 o.put("retired", t.retired());
                                 o.put("plan", t.plan());
                                 o.put("lastRun", t.runId());
+                                // Provisional charges: involvements whose outcome had not come
+                                // back when the entry was written; a later run counts them.
+                                o.put("pending", t.pending());
+                                o.put("chargesWithPending", t.total());
+                                o.put("entryVersion", t.version());
                                 rows.add(o);
                             });
         }
@@ -256,6 +261,7 @@ public final class LedgerCommand implements Command {
         report.put(
                 "maxEpsilon",
                 rows.stream().mapToDouble(o -> o.path("epsilon").asDouble()).max().orElse(0));
+        report.put("pending", rows.stream().mapToLong(o -> o.path("pending").asLong(0)).sum());
         ArrayNode arr = report.putArray("rows");
         rows.forEach(arr::add);
         if (a.flag("json")) {
@@ -264,16 +270,31 @@ public final class LedgerCommand implements Command {
         }
         StringBuilder sb = new StringBuilder();
         sb.append("per-teacher spending (operator-only): ").append(where).append('\n');
+        boolean withPending = rows.stream().anyMatch(o -> o.has("pending"));
         sb.append(
-                String.format("  %10s %10s %8s %8s%n", "teacher", "epsilon", "charges", "retired"));
+                withPending
+                        ? String.format(
+                                "  %10s %10s %8s %8s %8s%n",
+                                "teacher", "epsilon", "charges", "pending", "retired")
+                        : String.format(
+                                "  %10s %10s %8s %8s%n",
+                                "teacher", "epsilon", "charges", "retired"));
         for (ObjectNode o : rows) {
             sb.append(
-                    String.format(
-                            "  %10d %10s %8d %8s%n",
-                            o.path("teacher").asLong(),
-                            Decimals.up(o.path("epsilon").asDouble(), 4),
-                            o.path("charges").asLong(),
-                            o.path("retired").asBoolean() ? "yes" : "no"));
+                    withPending
+                            ? String.format(
+                                    "  %10d %10s %8d %8d %8s%n",
+                                    o.path("teacher").asLong(),
+                                    Decimals.up(o.path("epsilon").asDouble(), 4),
+                                    o.path("charges").asLong(),
+                                    o.path("pending").asLong(),
+                                    o.path("retired").asBoolean() ? "yes" : "no")
+                            : String.format(
+                                    "  %10d %10s %8d %8s%n",
+                                    o.path("teacher").asLong(),
+                                    Decimals.up(o.path("epsilon").asDouble(), 4),
+                                    o.path("charges").asLong(),
+                                    o.path("retired").asBoolean() ? "yes" : "no"));
         }
         sb.append(
                 String.format(
@@ -281,6 +302,14 @@ public final class LedgerCommand implements Command {
                         rows.size(),
                         report.get("retired").asLong(),
                         Decimals.up(report.get("maxEpsilon").asDouble(), 4)));
+        if (withPending && report.get("pending").asLong() > 0) {
+            sb.append(
+                    String.format(
+                            "  %d pending involvement(s): provisional charges (outcomes not"
+                                    + " applied when the entry was written); the next run on the"
+                                    + " dataset counts them as charges%n",
+                            report.get("pending").asLong()));
+        }
         out.print(sb);
         return 0;
     }

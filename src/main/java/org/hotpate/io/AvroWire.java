@@ -273,6 +273,16 @@ public final class AvroWire {
 
     // ---- budget ledger (durable, per dataset) ----
 
+    /**
+     * Decodes current ledger entries and v1 entries (written before teacher entries carried {@code
+     * pending} and {@code version}; Avro schema resolution fills in their defaults, 0).
+     */
+    private static final BinaryMessageDecoder<org.hotpate.io.avro.BudgetLedgerRecord>
+            LEDGER_DECODER =
+                    decoderWithLegacy(
+                            org.hotpate.io.avro.BudgetLedgerRecord.getClassSchema(),
+                            "/schemas/legacy/budget_ledger_record-v1.avsc");
+
     public static byte[] encode(BudgetRecord r) {
         var a =
                 org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
@@ -298,10 +308,7 @@ public final class AvroWire {
     /** A run's budget record, or empty for other kinds (teacher entries are reserved). */
     public static java.util.Optional<BudgetRecord> decodeBudgetRecord(byte[] b)
             throws UndecodableException {
-        var a =
-                decode(
-                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
-                        "BudgetLedgerRecord");
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
         if (!BudgetRecord.RUN.equals(a.getKind()) || a.getRunId() == null) {
             return java.util.Optional.empty();
         }
@@ -328,8 +335,9 @@ public final class AvroWire {
 
     /**
      * A teacher's spending on the budget-ledger topic: kind {@code teacher}, {@code mechanism} =
-     * the plan, {@code releases} = charges, {@code answered} = 1 if retired, {@code epsilon} at
-     * {@code delta}, {@code runId} = the run that wrote it.
+     * the plan, {@code releases} = charges, {@code pending} = provisional charges (pending
+     * involvements), {@code version} = the entry's change count, {@code answered} = 1 if retired,
+     * {@code epsilon} at {@code delta}, {@code runId} = the run that wrote it.
      */
     public static byte[] encode(TeacherSpend t) {
         var a =
@@ -345,6 +353,8 @@ public final class AvroWire {
                         .setApproxDelta(0)
                         .setDelta(t.delta())
                         .setReleases(t.charges())
+                        .setPending(t.pending())
+                        .setVersion(t.version())
                         .setAnswered(t.retired() ? 1 : 0)
                         .setEpsilon(t.epsilon())
                         .setUpdatedAtMs(t.updatedAtMs())
@@ -353,13 +363,48 @@ public final class AvroWire {
         return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
     }
 
+    /**
+     * A dataset's pseudonym secret on the budget-ledger topic (kind {@code pseudonym-key}, key
+     * {@code <dataset>/pseudonym-key}; {@code mechanism} = the secret in hex).
+     */
+    public static byte[] encodePseudonymKey(String dataset, byte[] secret, long atMs) {
+        var a =
+                org.hotpate.io.avro.BudgetLedgerRecord.newBuilder()
+                        .setDataset(dataset)
+                        .setKind(BudgetRecord.PSEUDONYM_KEY)
+                        .setRunId(null)
+                        .setTeacherId(null)
+                        .setDifferentiallyPrivate(true)
+                        .setMechanism(java.util.HexFormat.of().formatHex(secret))
+                        .setOrders(List.of())
+                        .setRdp(List.of())
+                        .setDelta(0)
+                        .setUpdatedAtMs(atMs)
+                        .setDatasetPlan(List.of())
+                        .build();
+        return bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
+    }
+
+    /** The dataset and secret of a pseudonym-key entry, or empty for other kinds. */
+    public static java.util.Optional<java.util.Map.Entry<String, byte[]>> decodePseudonymKey(
+            byte[] b) throws UndecodableException {
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
+        if (!BudgetRecord.PSEUDONYM_KEY.equals(a.getKind())) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(
+                    java.util.Map.entry(
+                            a.getDataset(), java.util.HexFormat.of().parseHex(a.getMechanism())));
+        } catch (IllegalArgumentException e) {
+            throw new UndecodableException("not a valid pseudonym-key entry", e);
+        }
+    }
+
     /** A teacher entry of the budget-ledger topic, or empty for other kinds. */
     public static java.util.Optional<TeacherSpend> decodeTeacherSpend(byte[] b)
             throws UndecodableException {
-        var a =
-                decode(
-                        () -> org.hotpate.io.avro.BudgetLedgerRecord.getDecoder().decode(b),
-                        "BudgetLedgerRecord");
+        var a = decode(() -> LEDGER_DECODER.decode(b), "BudgetLedgerRecord");
         if (!BudgetRecord.TEACHER.equals(a.getKind())) {
             return java.util.Optional.empty();
         }
@@ -373,6 +418,8 @@ public final class AvroWire {
                             a.getTeacherId(),
                             a.getMechanism(),
                             a.getReleases(),
+                            a.getPending(),
+                            a.getVersion(),
                             a.getEpsilon(),
                             a.getDelta(),
                             a.getAnswered() > 0,

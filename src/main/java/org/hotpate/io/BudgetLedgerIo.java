@@ -52,7 +52,7 @@ import org.hotpate.model.TeacherSpend;
  * "orders":[…],"rdp":[…],"approxDelta":…,"delta":…,"releases":…,"answered":…,"epsilon":…|null,
  * "updatedAtMs":…}} ({@code epsilon} null when infinite). Per-teacher spending (scheme-a/scheme-b
  * runs): one file per teacher, {@code <dir>/<dataset>/teachers/<id>.json} ({@link #teacherToJson}),
- * merged the same way (never fewer charges).
+ * merged by {@link TeacherSpend#merge} (the later version wins; never fewer charges).
  *
  * <p><b>Kafka</b> ({@code budget.ledger: kafka}): the compacted topic {@code
  * kafka.topics.budget-ledger}, key {@code <dataset>/run/<runId>}, value a {@code
@@ -116,8 +116,13 @@ public final class BudgetLedgerIo {
     }
 
     /**
-     * Writes a teacher's spending, merged with the version on disk (never fewer charges); durable
-     * when it returns, like {@link #writeLocal}.
+     * Writes a teacher's spending as the running writer's latest version, merged with the version
+     * on disk ({@link TeacherSpend#merge}: never fewer charges); durable when it returns, like
+     * {@link #writeLocal}. The write supersedes the file's version: a restore may have rolled the
+     * writer's keyed version counter back below what it wrote before the failure (the local write
+     * happens in {@code snapshotState}, before the checkpoint completes), and the restored state is
+     * what any release committed from now on depends on — so {@code t}'s version is raised above
+     * the file's. Charges the file holds and {@code t} does not are kept.
      */
     public static synchronized TeacherSpend writeTeacherLocal(Path dir, TeacherSpend t)
             throws IOException {
@@ -125,10 +130,176 @@ public final class BudgetLedgerIo {
         Files.createDirectories(file.getParent());
         TeacherSpend merged = t;
         if (Files.exists(file)) {
-            merged = readTeacher(file).max(t);
+            TeacherSpend old = readTeacher(file);
+            merged =
+                    TeacherSpend.merge(
+                            old, t.withVersion(Math.max(t.version(), old.version() + 1)));
         }
         writeAtomically(file, teacherToJson(merged).getBytes(StandardCharsets.UTF_8));
         return merged;
+    }
+
+    /** {@code <dir>/<dataset>/pseudonym.key}: the dataset's pseudonym secret (records runs). */
+    public static Path pseudonymKeyFile(Path dir, String dataset) {
+        return dir.resolve(dataset).resolve("pseudonym.key");
+    }
+
+    /**
+     * The dataset's pseudonym secret in the local ledger ({@code protocol.TeacherIds}): read from
+     * {@link #pseudonymKeyFile}, or — on the dataset's first records run — drawn from {@link
+     * java.security.SecureRandom} and written there (hex, owner read/write only, 0600; durable when
+     * it returns). Callers hold the dataset's lock. Fails closed on a file it cannot read.
+     */
+    public static synchronized byte[] pseudonymSecretLocal(Path dir, String dataset)
+            throws IOException {
+        Path file = pseudonymKeyFile(dir, dataset);
+        if (Files.exists(file)) {
+            try {
+                byte[] k = java.util.HexFormat.of().parseHex(Files.readString(file).strip());
+                if (k.length != org.hotpate.protocol.TeacherIds.SECRET_BYTES) {
+                    throw new IllegalArgumentException("wrong length " + k.length);
+                }
+                return k;
+            } catch (RuntimeException e) {
+                throw new IOException(
+                        "unreadable pseudonym secret "
+                                + file
+                                + " (the ledger fails closed: fix or restore it): "
+                                + e.getMessage(),
+                        e);
+            }
+        }
+        byte[] k = new byte[org.hotpate.protocol.TeacherIds.SECRET_BYTES];
+        new java.security.SecureRandom().nextBytes(k);
+        Files.createDirectories(file.getParent());
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        try {
+            Files.createFile(
+                    tmp,
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(tmp); // not a POSIX file system
+        }
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            ByteBuffer buf =
+                    ByteBuffer.wrap(
+                            java.util.HexFormat.of().formatHex(k).getBytes(StandardCharsets.UTF_8));
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        try (FileChannel d = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Directories cannot be opened for sync on every platform; the rename is still atomic.
+        }
+        return k;
+    }
+
+    /**
+     * The dataset's pseudonym secret in the Kafka ledger: the earliest committed entry {@code
+     * <dataset>/pseudonym-key} of the topic, or — when there is none — a fresh one from {@link
+     * java.security.SecureRandom}, produced and read back. Written once per dataset, so compaction
+     * keeps it; like the rest of the Kafka ledger this assumes one run per dataset at a time (two
+     * first runs racing could write two secrets).
+     */
+    public static byte[] pseudonymSecretTopic(
+            Properties clientProperties, String topic, String dataset, Duration timeout) {
+        byte[] k = readPseudonymSecret(clientProperties, topic, dataset, timeout);
+        if (k != null) {
+            return k;
+        }
+        byte[] fresh = new byte[org.hotpate.protocol.TeacherIds.SECRET_BYTES];
+        new java.security.SecureRandom().nextBytes(fresh);
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG, "all");
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        try (var producer =
+                new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(
+                        p,
+                        new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            producer.send(
+                            new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                    topic,
+                                    BudgetRecord.pseudonymKeyKey(dataset)
+                                            .getBytes(StandardCharsets.UTF_8),
+                                    AvroWire.encodePseudonymKey(
+                                            dataset, fresh, System.currentTimeMillis())))
+                    .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "cannot write the pseudonym secret of dataset " + dataset + " to " + topic, e);
+        }
+        k = readPseudonymSecret(clientProperties, topic, dataset, timeout);
+        if (k == null) {
+            throw new IllegalStateException(
+                    "the pseudonym secret of dataset "
+                            + dataset
+                            + " is not readable from "
+                            + topic);
+        }
+        return k;
+    }
+
+    private static byte[] readPseudonymSecret(
+            Properties clientProperties, String topic, String dataset, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        byte[] key = BudgetRecord.pseudonymKeyKey(dataset).getBytes(StandardCharsets.UTF_8);
+        byte[] found = null;
+        long foundTs = Long.MAX_VALUE;
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                return null;
+            }
+            List<TopicPartition> parts = new ArrayList<>();
+            infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
+            while (!reached(c, end)) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(
+                            "timed out reading the budget ledger topic " + topic);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null
+                            || r.key() == null
+                            || !java.util.Arrays.equals(r.key(), key)
+                            || found != null && r.timestamp() >= foundTs) {
+                        continue;
+                    }
+                    try {
+                        var e = AvroWire.decodePseudonymKey(r.value());
+                        if (e.isPresent() && e.get().getKey().equals(dataset)) {
+                            found = e.get().getValue();
+                            foundTs = r.timestamp();
+                        }
+                    } catch (AvroWire.UndecodableException e) {
+                        throw new IllegalStateException(
+                                "unreadable pseudonym secret in the budget ledger topic "
+                                        + topic
+                                        + " (the ledger fails closed): "
+                                        + e.getMessage(),
+                                e);
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     /** Every teacher entry of {@code dataset} in the local ledger. */
@@ -171,6 +342,8 @@ public final class BudgetLedgerIo {
         o.put("teacherId", t.teacherId());
         o.put("plan", t.plan());
         o.put("charges", t.charges());
+        o.put("pending", t.pending());
+        o.put("entryVersion", t.version()); // "version" is the format's
         o.put("epsilon", t.epsilon());
         o.put("delta", t.delta());
         o.put("retired", t.retired());
@@ -193,6 +366,8 @@ public final class BudgetLedgerIo {
                 required(o, "teacherId").asLong(),
                 required(o, "plan").asText(),
                 required(o, "charges").asLong(),
+                o.path("pending").asLong(0), // absent in entries written before it existed
+                o.path("entryVersion").asLong(0),
                 required(o, "epsilon").asDouble(),
                 required(o, "delta").asDouble(),
                 required(o, "retired").asBoolean(),
@@ -377,7 +552,7 @@ public final class BudgetLedgerIo {
                 timeout,
                 AvroWire::decodeTeacherSpend,
                 TeacherSpend::key,
-                TeacherSpend::max);
+                TeacherSpend::merge);
     }
 
     /** Decodes a ledger value; empty when it is an entry of another kind. */

@@ -37,6 +37,13 @@ public record BudgetRecord(
     public static final String RUN = "run";
     public static final String TEACHER = "teacher";
 
+    /**
+     * The kind of a dataset's pseudonym secret ({@code <dataset>/pseudonym-key}): the key of the
+     * records runs' teacher pseudonyms ({@code protocol.TeacherIds}); readers of other kinds skip
+     * it.
+     */
+    public static final String PSEUDONYM_KEY = "pseudonym-key";
+
     public BudgetRecord {
         datasetPlan = datasetPlan == null ? new double[0] : datasetPlan;
         if (orders.length != rdp.length) {
@@ -55,6 +62,11 @@ public record BudgetRecord(
 
     public static String runKey(String dataset, String runId) {
         return dataset + "/" + RUN + "/" + runId;
+    }
+
+    /** The dataset's pseudonym secret: {@code <dataset>/pseudonym-key}. */
+    public static String pseudonymKeyKey(String dataset) {
+        return dataset + "/" + PSEUDONYM_KEY;
     }
 
     /** A teacher's spending entry ({@link TeacherSpend}): {@code <dataset>/teacher/<id>}. */

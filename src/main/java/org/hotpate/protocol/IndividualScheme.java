@@ -241,17 +241,25 @@ public final class IndividualScheme implements Serializable {
     }
 
     /**
-     * A teacher's durable spending on {@code dataset} after a charge ({@code
-     * <dataset>/teacher/<id>}): its charges under this plan, its ε at the target δ, whether it is
-     * retired. Operator-only.
+     * A teacher's durable spending on {@code dataset} after its account changed ({@code
+     * <dataset>/teacher/<id>}, the {@code version}-th change on the dataset): its charges under
+     * this plan, its pending involvements (provisional charges), its ε at the target δ after its
+     * charges, whether it is retired. Operator-only.
      */
     public TeacherSpend spend(
-            String dataset, long teacher, TeacherAccount account, String runId, long atMs) {
+            String dataset,
+            long teacher,
+            TeacherAccount account,
+            long version,
+            String runId,
+            long atMs) {
         return new TeacherSpend(
                 dataset,
                 teacher,
                 planId(),
                 account.charges(),
+                account.pending(),
+                version,
                 epsilon(account),
                 targetDelta,
                 account.retired(limit()),

@@ -57,7 +57,7 @@ public final class ClusterJob {
             ledger.requireRoom(prior);
             // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
             // upgrade the restored keyed state of a teacher charged in this run wins).
-            run = RunContext.of(prior, ledger.teacherCharges());
+            run = RunContext.of(prior, ledger.teacherPriors());
         }
 
         Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir().get(), null);

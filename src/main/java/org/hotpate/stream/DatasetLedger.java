@@ -20,6 +20,7 @@ import org.hotpate.protocol.DatasetLeases;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.RunBudget;
+import org.hotpate.protocol.TeacherIds;
 
 /**
  * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
@@ -168,25 +169,86 @@ public final class DatasetLedger implements AutoCloseable {
         Map<String, TeacherSpend> latest = new java.util.LinkedHashMap<>();
         for (TeacherSpend t : all) {
             if (t.dataset().equals(cfg.datasetId())) {
-                latest.merge(t.key(), t, TeacherSpend::max);
+                latest.merge(t.key(), t, TeacherSpend::merge);
             }
         }
         return List.copyOf(latest.values());
     }
 
     /**
+     * What a per-teacher run starts each teacher from: its charges on the dataset from earlier runs
+     * ({@link #teacherCharges}) and the version of its durable entry, which the run's versions
+     * continue.
+     */
+    public record TeacherPriors(Map<Long, Long> charges, Map<Long, Long> versions) {
+        public static final TeacherPriors NONE = new TeacherPriors(Map.of(), Map.of());
+    }
+
+    /**
      * Each teacher's charges on the dataset from earlier runs, for a scheme-a/scheme-b run (empty
-     * otherwise): the vote operator starts every teacher from here, so a user's budget holds over
+     * otherwise): the durable entry's charges <b>plus its pending involvements</b> — provisional
+     * charges of a run that ended before their outcomes came back (a crash, a cancel, a stop), each
+     * counted as a charge (a sound over-count: an outcome released but never applied may have been
+     * BETWEEN). The vote operator starts every teacher from here, so a user's budget holds over
      * every run. Throws {@link NoBudgetLeftException} when the dataset's teachers were charged
      * under another plan (scheme or parameters that change the unit or the limit): charges under
      * two plans do not add up, so such a run must use the same plan or another dataset.
      */
     public Map<Long, Long> teacherCharges() {
+        return teacherPriors().charges();
+    }
+
+    /**
+     * {@link #teacherPriors()} re-keyed by this run's teacher ids ({@code ids}: a records run's
+     * ranks ← the users' pseudonyms; users not in the batch left out).
+     */
+    public TeacherPriors teacherPriors(TeacherIds ids) {
+        TeacherPriors byDurable = teacherPriors();
+        return new TeacherPriors(
+                ids.toRanks(byDurable.charges()), ids.toRanks(byDurable.versions()));
+    }
+
+    /**
+     * The dataset's pseudonym secret (records runs' durable teacher ids, {@link TeacherIds}): kept
+     * in the ledger store — local: {@code <ledger-dir>/<dataset>/pseudonym.key} (0600), kafka: the
+     * entry {@code <dataset>/pseudonym-key} — and created on first use.
+     */
+    public byte[] pseudonymSecret() {
+        if (client == null) {
+            try {
+                return BudgetLedgerIo.pseudonymSecretLocal(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return BudgetLedgerIo.pseudonymSecretTopic(
+                client,
+                cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
+                cfg.datasetId(),
+                READ_TIMEOUT);
+    }
+
+    /**
+     * The teacher ids of a records run's durable entries: one teacher per user ({@code directory}
+     * per user) under a per-teacher scheme → the users' pseudonyms; otherwise the ids themselves.
+     */
+    public TeacherIds teacherIds(org.hotpate.teachers.records.UserDirectory directory) {
+        if (directory == null
+                || !directory.perUser()
+                || CoreBindings.accountingMode(cfg).scheme() == null) {
+            return TeacherIds.IDENTITY;
+        }
+        return TeacherIds.forUsers(pseudonymSecret(), directory.usersByRank());
+    }
+
+    /** {@link #teacherCharges} and each teacher's durable entry version, from one read. */
+    public TeacherPriors teacherPriors() {
         IndividualScheme acc = CoreBindings.accountingMode(cfg).scheme();
         if (acc == null) {
-            return Map.of();
+            return TeacherPriors.NONE;
         }
         Map<Long, Long> out = new java.util.HashMap<>();
+        Map<Long, Long> versions = new java.util.HashMap<>();
         for (TeacherSpend t : teacherSpends()) {
             if (!t.plan().equals(acc.planId())) {
                 throw new NoBudgetLeftException(
@@ -202,9 +264,10 @@ public final class DatasetLedger implements AutoCloseable {
                                 + cfg.datasetId()
                                 + ")");
             }
-            out.merge(t.teacherId(), t.charges(), Math::max);
+            out.merge(t.teacherId(), t.total(), Math::max);
+            versions.merge(t.teacherId(), t.version(), Math::max);
         }
-        return out;
+        return new TeacherPriors(out, versions);
     }
 
     /**

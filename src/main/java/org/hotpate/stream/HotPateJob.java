@@ -233,7 +233,9 @@ public final class HotPateJob {
                     mode,
                     cfg.datasetId(),
                     run.teacherCharges(),
-                    localLedgerDir());
+                    localLedgerDir(),
+                    run.teacherVersions(),
+                    run.teacherIds());
         }
 
         private DataStream<VoteBatch> combine(DataStream<Vote> votes, String uid) {

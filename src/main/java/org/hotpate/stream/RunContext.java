@@ -15,6 +15,8 @@ public record RunContext(
         byte[] noiseSecret,
         DatasetPrior prior,
         java.util.Map<Long, Long> teacherCharges,
+        java.util.Map<Long, Long> teacherVersions,
+        org.hotpate.protocol.TeacherIds teacherIds,
         String ledgerAccount)
         implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -24,23 +26,48 @@ public record RunContext(
             throw new IllegalArgumentException("the noise secret must be 32 bytes");
         }
         teacherCharges = new java.util.HashMap<>(teacherCharges);
+        teacherVersions = new java.util.HashMap<>(teacherVersions);
+        teacherIds = teacherIds == null ? org.hotpate.protocol.TeacherIds.IDENTITY : teacherIds;
     }
 
     /**
      * A fresh secret, the dataset's earlier runs and each teacher's charges on the dataset from
-     * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}).
+     * earlier runs (per-teacher schemes; the durable ledger's {@code <dataset>/teacher/<id>}:
+     * charges + pending), its entry versions unknown (0).
      */
     public static RunContext of(DatasetPrior prior, java.util.Map<Long, Long> teacherCharges) {
-        return of(prior, teacherCharges, null);
+        return new RunContext(
+                KeyedNoiseSource.newSecret(),
+                prior,
+                teacherCharges,
+                java.util.Map.of(),
+                null,
+                null);
+    }
+
+    /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
+    public static RunContext of(DatasetPrior prior, DatasetLedger.TeacherPriors teachers) {
+        return of(prior, teachers, null, null);
     }
 
     /**
-     * As above, charging the durable ledger under {@code ledgerAccount} (null: the run id; a
-     * resumed fork's {@code <runId>~r<k>} otherwise, DatasetLedger#resumeAccount).
+     * Also the durable ids of the run's teachers ({@code ids}: a records run's pseudonyms; null:
+     * the ids themselves); {@code teachers} keyed by the run's teacher ids; and the durable ledger
+     * account the run charges ({@code ledgerAccount}, null: the run id; a resumed fork's {@code
+     * <runId>~r<k>} otherwise, DatasetLedger#resumeAccount).
      */
     public static RunContext of(
-            DatasetPrior prior, java.util.Map<Long, Long> teacherCharges, String ledgerAccount) {
-        return new RunContext(KeyedNoiseSource.newSecret(), prior, teacherCharges, ledgerAccount);
+            DatasetPrior prior,
+            DatasetLedger.TeacherPriors teachers,
+            org.hotpate.protocol.TeacherIds ids,
+            String ledgerAccount) {
+        return new RunContext(
+                KeyedNoiseSource.newSecret(),
+                prior,
+                teachers.charges(),
+                teachers.versions(),
+                ids,
+                ledgerAccount);
     }
 
     @Override

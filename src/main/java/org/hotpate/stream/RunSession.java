@@ -39,6 +39,7 @@ import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
+import org.hotpate.protocol.TeacherIds;
 
 /**
  * One execution of a job spec, driven from this process ({@code ./hotpate run} and the ITCases):
@@ -277,7 +278,7 @@ public final class RunSession implements AutoCloseable {
                 env,
                 cfg,
                 runId,
-                RunContext.of(prior, datasetLedger.teacherCharges(), account),
+                teacherContext(),
                 JobIo.kafka(
                         cfg,
                         bootstrap,
@@ -306,6 +307,15 @@ public final class RunSession implements AutoCloseable {
         // Next to the job's retained checkpoints: --from-savepoint <state-dir>/<job-id>/chk-N
         // finds the run it belongs to.
         metadata().writeInto(checkpointDir().replaceAll("/+$", "") + "/" + job.getJobID());
+    }
+
+    /**
+     * What the job starts each teacher from; a records run with one teacher per user keys its
+     * durable entries by the users' pseudonyms (ranks shift between batches).
+     */
+    private RunContext teacherContext() {
+        TeacherIds ids = datasetLedger.teacherIds(batch == null ? null : batch.directory());
+        return RunContext.of(prior, datasetLedger.teacherPriors(ids), ids, account);
     }
 
     private RunMetadata metadata() {

@@ -349,4 +349,64 @@ class AvroWireTest {
         }
         throw new AssertionError("not found");
     }
+
+    /**
+     * Per-teacher ledger entries round-trip with their pending involvements and version, and
+     * entries written with the v1 ledger schema (before those fields) still decode, with 0.
+     */
+    @Test
+    void teacherEntriesCarryPendingAndV1EntriesStillDecode() throws Exception {
+        org.hotpate.model.TeacherSpend t =
+                new org.hotpate.model.TeacherSpend(
+                        "D", 4, "scheme-a/p", 2, 3, 11, 0.7, 1e-6, false, "r", 9);
+        assertThat(AvroWire.decodeTeacherSpend(AvroWire.encode(t))).contains(t);
+        Schema v1;
+        try (var in =
+                getClass().getResourceAsStream("/schemas/legacy/budget_ledger_record-v1.avsc")) {
+            v1 = new Schema.Parser().parse(in);
+        }
+        org.apache.avro.generic.GenericRecord old =
+                new org.apache.avro.generic.GenericData.Record(v1);
+        old.put("dataset", "D");
+        old.put("kind", "teacher");
+        old.put("runId", "r0");
+        old.put("teacherId", 4L);
+        old.put("differentiallyPrivate", true);
+        old.put("mechanism", "scheme-a/p");
+        old.put("orders", java.util.List.of());
+        old.put("rdp", java.util.List.of());
+        old.put("approxDelta", 0.0);
+        old.put("delta", 1e-6);
+        old.put("releases", 5L);
+        old.put("answered", 1L);
+        old.put("epsilon", 2.5);
+        old.put("updatedAtMs", 3L);
+        old.put("datasetPlan", java.util.List.of());
+        java.nio.ByteBuffer bytes =
+                new org.apache.avro.message.BinaryMessageEncoder<
+                                org.apache.avro.generic.GenericRecord>(
+                                org.apache.avro.generic.GenericData.get(), v1)
+                        .encode(old);
+        byte[] raw = new byte[bytes.remaining()];
+        bytes.get(raw);
+        org.hotpate.model.TeacherSpend read = AvroWire.decodeTeacherSpend(raw).orElseThrow();
+        assertThat(read.charges()).isEqualTo(5);
+        assertThat(read.pending()).isZero();
+        assertThat(read.version()).isZero();
+        assertThat(read.retired()).isTrue();
+        assertThat(AvroWire.decodeBudgetRecord(raw)).isEmpty(); // a teacher entry, not a run's
+    }
+
+    /** A dataset's pseudonym secret on the ledger topic; readers of other kinds skip it. */
+    @Test
+    void pseudonymKeyEntriesRoundTripAndOtherReadersSkipThem() throws Exception {
+        byte[] secret = new byte[32];
+        secret[5] = 9;
+        byte[] b = AvroWire.encodePseudonymKey("D", secret, 1);
+        var e = AvroWire.decodePseudonymKey(b).orElseThrow();
+        assertThat(e.getKey()).isEqualTo("D");
+        assertThat(e.getValue()).isEqualTo(secret);
+        assertThat(AvroWire.decodeBudgetRecord(b)).isEmpty();
+        assertThat(AvroWire.decodeTeacherSpend(b)).isEmpty();
+    }
 }

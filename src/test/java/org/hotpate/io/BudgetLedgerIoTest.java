@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.TeacherSpend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,5 +114,42 @@ class BudgetLedgerIoTest {
             BudgetLedgerIo.lockLocal(dir, "E").close(); // another dataset is free
         }
         BudgetLedgerIo.lockLocal(dir, "D").close(); // released
+    }
+
+    private static TeacherSpend teacher(long charges, long pending, long version) {
+        return new TeacherSpend(
+                "D", 3, "scheme-a/p", charges, pending, version, 0.25, 1e-6, false, "r1", 1);
+    }
+
+    @Test
+    void aTeacherEntryKeepsItsPendingInvolvementsAndReadsOldEntriesWithoutThem() throws Exception {
+        TeacherSpend t = teacher(2, 3, 9);
+        assertThat(BudgetLedgerIo.teacherFromJson(BudgetLedgerIo.teacherToJson(t))).isEqualTo(t);
+        // written before pending/entryVersion existed
+        String old =
+                "{\"version\":1,\"kind\":\"teacher\",\"dataset\":\"D\",\"teacherId\":3,"
+                        + "\"plan\":\"scheme-a/p\",\"charges\":4,\"epsilon\":1.5,\"delta\":1e-6,"
+                        + "\"retired\":false,\"runId\":\"r0\",\"updatedAtMs\":5}";
+        TeacherSpend read = BudgetLedgerIo.teacherFromJson(old);
+        assertThat(read.charges()).isEqualTo(4);
+        assertThat(read.pending()).isZero();
+        assertThat(read.version()).isZero();
+    }
+
+    @Test
+    void theWritersLatestTeacherEntrySupersedesTheFileButNeverLowersCharges() throws Exception {
+        BudgetLedgerIo.writeTeacherLocal(dir, teacher(1, 2, 5));
+        // the same writer resolved one involvement uncharged: pending goes down
+        assertThat(BudgetLedgerIo.writeTeacherLocal(dir, teacher(1, 1, 6)).total()).isEqualTo(2);
+        // a restore rolled the writer's version counter back (the file was written at a
+        // checkpoint that never completed): its write still supersedes the file's ...
+        TeacherSpend after = BudgetLedgerIo.writeTeacherLocal(dir, teacher(1, 3, 4));
+        assertThat(after.total()).isEqualTo(4);
+        assertThat(after.version()).isEqualTo(7);
+        // ... but never lowers the charges the file holds
+        BudgetLedgerIo.writeTeacherLocal(dir, teacher(3, 0, 8));
+        TeacherSpend rolledBack = BudgetLedgerIo.writeTeacherLocal(dir, teacher(2, 1, 2));
+        assertThat(rolledBack.charges()).isEqualTo(3);
+        assertThat(BudgetLedgerIo.readTeachersLocal(dir, "D")).containsExactly(rolledBack);
     }
 }

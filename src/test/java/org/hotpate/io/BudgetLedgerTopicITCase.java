@@ -66,7 +66,7 @@ class BudgetLedgerTopicITCase {
     }
 
     private static TeacherSpend teacher(long id, long charges) {
-        return new TeacherSpend("D", id, "plan", charges, 1.0, 1e-6, false, "r0", 1);
+        return new TeacherSpend("D", id, "plan", charges, 0, 1, 1.0, 1e-6, false, "r0", 1);
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String transactionalId) {

@@ -30,6 +30,7 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.OpenSteps;
 import org.hotpate.protocol.StepId;
 import org.hotpate.protocol.TeacherAccount;
+import org.hotpate.protocol.TeacherIds;
 
 /**
  * The teacher-keyed vote operator (DESIGN.md topology step 2), an adapter over the protocol's
@@ -58,8 +59,10 @@ public final class VoteOperator
 
     /**
      * The dead-letter topic, step deadline and retention, the run's accounting mode, the dataset,
-     * each teacher's charges on it before this run, and the local ledger directory (null: the Kafka
-     * ledger, through {@link Tags#TEACHER_LEDGER}).
+     * each teacher's charges on it before this run (the durable entry's charges + pending), the
+     * local ledger directory (null: the Kafka ledger, through {@link Tags#TEACHER_LEDGER}), each
+     * teacher's durable entry version before this run, and the durable ids of the teachers (a
+     * records run's user pseudonyms; the maps above are keyed by the run's teacher ids).
      */
     public record Settings(
             String topic,
@@ -68,10 +71,35 @@ public final class VoteOperator
             AccountingMode mode,
             String dataset,
             Map<Long, Long> priorCharges,
-            String ledgerDir)
+            String ledgerDir,
+            Map<Long, Long> priorVersions,
+            TeacherIds teacherIds)
             implements Serializable {
         public Settings {
             priorCharges = new HashMap<>(priorCharges);
+            priorVersions = new HashMap<>(priorVersions);
+            teacherIds = teacherIds == null ? TeacherIds.IDENTITY : teacherIds;
+        }
+
+        /** Settings for teachers whose durable entries have version 0 (none written yet). */
+        public Settings(
+                String topic,
+                long stepDeadlineMs,
+                long retentionMs,
+                AccountingMode mode,
+                String dataset,
+                Map<Long, Long> priorCharges,
+                String ledgerDir) {
+            this(
+                    topic,
+                    stepDeadlineMs,
+                    retentionMs,
+                    mode,
+                    dataset,
+                    priorCharges,
+                    ledgerDir,
+                    Map.of(),
+                    TeacherIds.IDENTITY);
         }
     }
 
@@ -125,7 +153,9 @@ public final class VoteOperator
         voted = getRuntimeContext().getMapState(votedDesc);
         pending = new PendingAnswers(settings.stepDeadlineMs());
         pending.open(getRuntimeContext());
-        accounts = new TeacherAccounts(settings.mode(), settings.priorCharges());
+        accounts =
+                new TeacherAccounts(
+                        settings.mode(), settings.priorCharges(), settings.priorVersions());
         accounts.open(getRuntimeContext());
         rejected = getRuntimeContext().getMetricGroup().counter("rejected");
         skippedRetired = getRuntimeContext().getMetricGroup().counter("skippedRetired");
@@ -226,7 +256,12 @@ public final class VoteOperator
         apply(before, e, f, ctx);
     }
 
-    /** Stores the account; reports a charge (ledger, durable spending) and a retirement. */
+    /**
+     * Stores the account; writes the durable entry ahead when the account changed (a charge, and —
+     * scheme-a — an involvement or a resolved one: pending involvements are provisional charges in
+     * the durable ledger before anything that depends on them can be released); reports a charge
+     * (ledger) and a retirement.
+     */
     private void apply(
             TeacherAccount before, AccountingMode.Effect e, StepRef step, ReadOnlyContext ctx)
             throws Exception {
@@ -238,14 +273,22 @@ public final class VoteOperator
             ctx.output(
                     Tags.LEDGER,
                     settings.mode().teacherEntry(LedgerKind.TEACHER_CHARGE, step, teacher, a, now));
+        }
+        if (settings.mode().scheme() != null && !a.equals(before)) {
             TeacherSpend spend =
                     settings.mode()
                             .scheme()
-                            .spend(settings.dataset(), teacher, a, step.runId(), now);
+                            .spend(
+                                    settings.dataset(),
+                                    settings.teacherIds().durable(teacher),
+                                    a,
+                                    accounts.nextVersion(teacher),
+                                    step.runId(),
+                                    now);
             if (settings.ledgerDir() == null) {
-                ctx.output(Tags.TEACHER_LEDGER, spend);
+                ctx.output(Tags.TEACHER_LEDGER, spend); // same transaction as the vote/release
             } else {
-                spending.put(teacher, spend);
+                spending.put(teacher, spend); // written in snapshotState, before the commit
             }
         }
         if (e.retired()) {

@@ -69,6 +69,11 @@ public final class UserDirectory implements Serializable {
         return users != null;
     }
 
+    /** One teacher per user: the user ids by teacher id (rank); empty when homogeneous. */
+    public java.util.List<String> usersByRank() {
+        return users == null ? java.util.List.of() : java.util.List.of(users);
+    }
+
     /** The teacher of {@code user}, or -1 for a user the (per-user) directory does not know. */
     public long teacherOf(String user) {
         if (users != null) {

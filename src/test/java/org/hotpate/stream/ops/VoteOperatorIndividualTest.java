@@ -167,6 +167,34 @@ class VoteOperatorIndividualTest {
         assertThat(ledger(LedgerKind.TEACHER_RETIRED)).hasSize(1);
     }
 
+    /**
+     * A resume that forks (issue 23, "resume forks"): the restored state holds the charges at the
+     * savepoint, while the durable ledger — the job graph's prior — already holds more, charged by
+     * the earlier branch after that savepoint. The teacher's account is max(state, durable), so the
+     * fork cannot charge it past K. Before, the restored state won and teacher 1 took two more
+     * involvements (K + 1 over both branches).
+     */
+    @Test
+    void aRestoredAccountNeverCountsLessThanTheDurableLedger() throws Exception {
+        IndividualScheme acc = accounting(3, 1.0); // K = 2
+        open(operator(3, acc, Map.of(), null), null);
+        GenerationStep s0 = step(0, 0, 0);
+        h.processBroadcastElement(s0, 0);
+        h.processElement(certain(1, 0, 0, 0, tested(acc, s0)), 0); // one charge
+        OperatorSubtaskState savepoint = h.snapshot(1L, 0L);
+        h.close();
+        // The earlier branch went on from the savepoint and charged teacher 1 once more (2 = K).
+        open(operator(3, acc, Map.of(1L, 2L), null), savepoint);
+        GenerationStep s1 = step(0, 1, 0);
+        h.processBroadcastElement(s1, 0);
+        h.processElement(certain(1, 0, 1, 0, tested(acc, s1)), 0);
+        assertThat(h.extractOutputValues())
+                .extracting(Vote::token)
+                .as("retired over both branches: abstains")
+                .containsExactly(Vote.ABSTAIN);
+        assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty();
+    }
+
     @Test
     void shouldStartFromEarlierRunsAndWriteTheLocalLedgerAtCheckpoints() throws Exception {
         IndividualScheme acc = accounting(3, 1.0);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 import static org.hotpate.stream.Fixtures.step;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.hotpate.core.accounting.SchemeAStep;
+import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
@@ -23,6 +25,7 @@ import org.hotpate.protocol.PublicModel;
 import org.hotpate.stream.Fixtures;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The vote operator under scheme-a (real keyed-broadcast harness, heap state; the job runs it on
@@ -44,6 +47,11 @@ class VoteOperatorSchemeATest {
     }
 
     private static VoteOperator operator(IndividualScheme acc) {
+        return operator(acc, null);
+    }
+
+    /** {@code ledgerDir} null: the Kafka ledger (side output); else the local ledger there. */
+    private static VoteOperator operator(IndividualScheme acc, Path ledgerDir) {
         return new VoteOperator(
                 new VoteOperator.Settings(
                         "dist",
@@ -52,8 +60,10 @@ class VoteOperatorSchemeATest {
                         new AccountingMode.ChargeOnOutcome(acc),
                         "ds",
                         Map.of(),
-                        null));
+                        ledgerDir == null ? null : ledgerDir.toString()));
     }
+
+    @TempDir Path tmp;
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {
         h = VoteOperatorHarness.open(op, restore);
@@ -140,9 +150,16 @@ class VoteOperatorSchemeATest {
                 .containsExactly(tuple(1L, 1L, 0, "scheme-a"));
         assertThat(ledger(LedgerKind.TEACHER_CHARGE).get(0).epsilonAfter())
                 .isEqualTo(acc.epsilon(org.hotpate.protocol.TeacherAccount.of(1)));
+        // durable entry written ahead: the involvement as a provisional charge, then the charge
         assertThat(spending())
-                .extracting(TeacherSpend::teacherId, TeacherSpend::charges, TeacherSpend::plan)
-                .containsExactly(tuple(1L, 1L, acc.planId()));
+                .extracting(
+                        TeacherSpend::teacherId,
+                        TeacherSpend::charges,
+                        TeacherSpend::pending,
+                        TeacherSpend::version,
+                        TeacherSpend::plan)
+                .containsExactly(
+                        tuple(1L, 0L, 1L, 1L, acc.planId()), tuple(1L, 1L, 0L, 2L, acc.planId()));
         assertThat(ledger(LedgerKind.TEACHER_RETIRED)).isEmpty();
     }
 
@@ -162,7 +179,10 @@ class VoteOperatorSchemeATest {
         h.processElement(answer(1, s2, tested(acc, s2)), 0); // room again: votes
         assertThat(votesOf(1)).containsExactly(tested(acc, s0), Vote.ABSTAIN, tested(acc, s2));
         assertThat(ledger(LedgerKind.TEACHER_CHARGE)).isEmpty();
-        assertThat(spending()).isEmpty();
+        // involved, resolved downward by the uncharged outcome, involved again; never charged
+        assertThat(spending())
+                .extracting(TeacherSpend::charges, TeacherSpend::pending, TeacherSpend::version)
+                .containsExactly(tuple(0L, 1L, 1L), tuple(0L, 0L, 2L), tuple(0L, 1L, 3L));
     }
 
     @Test
@@ -226,5 +246,74 @@ class VoteOperatorSchemeATest {
                 .extracting(LedgerEntry::teacherId, LedgerEntry::releases, LedgerEntry::sequenceId)
                 .containsExactly(tuple(1L, 2L, 1L));
         assertThat(ledger(LedgerKind.TEACHER_RETIRED)).hasSize(1);
+    }
+
+    /**
+     * Issue 23 item 1: the durable entry holds charges + pending after the checkpoint that covers
+     * the involvements (local ledger, written in snapshotState before the checkpoint completes, so
+     * before any release counting the votes commits) — a run that ends there without the outcomes
+     * coming back leaves them as provisional charges; a later checkpoint resolves them (a charge
+     * keeps the total, an uncharged outcome lowers it). Fails on the code before the write-ahead:
+     * nothing was written until a charge came back.
+     */
+    @Test
+    void shouldWritePendingInvolvementsAheadToTheLocalLedgerAtTheCheckpoint() throws Exception {
+        IndividualScheme acc = accounting(5);
+        open(operator(acc, tmp), null);
+        GenerationStep[] s = new GenerationStep[3];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = step(i, 0, 0);
+            h.processBroadcastElement(s[i], 0);
+        }
+        for (GenerationStep st : s) {
+            h.processElement(answer(1, st, tested(acc, st)), 0); // three involvements in flight
+        }
+        h.processElement(answer(2, s[0], tested(acc, s[0])), 0);
+        assertThat(BudgetLedgerIo.readTeachersLocal(tmp, "ds")).isEmpty(); // not before the cp
+        h.snapshot(1L, 0L);
+        assertThat(BudgetLedgerIo.readTeachersLocal(tmp, "ds"))
+                .extracting(TeacherSpend::teacherId, TeacherSpend::charges, TeacherSpend::pending)
+                .containsExactly(tuple(1L, 0L, 3L), tuple(2L, 0L, 1L));
+
+        h.processElement(feedback(1, s[0], true), 0); // BETWEEN: pending becomes a charge
+        h.processElement(feedback(1, s[1], false), 0); // not BETWEEN: resolved downward
+        h.processElement(feedback(2, s[0], true), 0);
+        h.snapshot(2L, 0L);
+        assertThat(BudgetLedgerIo.readTeachersLocal(tmp, "ds"))
+                .extracting(
+                        TeacherSpend::teacherId,
+                        TeacherSpend::charges,
+                        TeacherSpend::pending,
+                        TeacherSpend::total)
+                .containsExactly(tuple(1L, 1L, 1L, 2L), tuple(2L, 1L, 0L, 1L));
+    }
+
+    /** A records run's durable entries carry the teacher's pseudonym, not its rank. */
+    @Test
+    void shouldKeyDurableEntriesByTheTeachersDurableId() throws Exception {
+        IndividualScheme acc = accounting(5);
+        org.hotpate.protocol.TeacherIds ids =
+                org.hotpate.protocol.TeacherIds.forUsers(new byte[32], List.of("u0", "u1"));
+        open(
+                new VoteOperator(
+                        new VoteOperator.Settings(
+                                "dist",
+                                1000,
+                                60_000,
+                                new AccountingMode.ChargeOnOutcome(acc),
+                                "ds",
+                                Map.of(),
+                                null,
+                                Map.of(),
+                                ids)),
+                null);
+        GenerationStep s0 = step(0, 0, 0);
+        h.processBroadcastElement(s0, 0);
+        h.processElement(answer(1, s0, tested(acc, s0)), 0);
+        assertThat(spending())
+                .extracting(TeacherSpend::teacherId, TeacherSpend::pending)
+                .containsExactly(tuple(ids.durable(1), 1L));
+        assertThat(ids.durable(1))
+                .isEqualTo(org.hotpate.protocol.TeacherIds.pseudonym(new byte[32], "u1"));
     }
 }
