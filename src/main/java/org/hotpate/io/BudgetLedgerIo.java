@@ -795,6 +795,17 @@ public final class BudgetLedgerIo {
             this.lock = lock;
         }
 
+        /** Names the run holding the lock (shown to a run refused by it). */
+        public void holder(String runId) throws IOException {
+            channel.truncate(0);
+            channel.write(
+                    ByteBuffer.wrap(
+                            (runId + " pid " + ProcessHandle.current().pid())
+                                    .getBytes(StandardCharsets.UTF_8)),
+                    0);
+            channel.force(false);
+        }
+
         @Override
         public void close() throws IOException {
             try {
@@ -820,12 +831,20 @@ public final class BudgetLedgerIo {
         }
         if (lock == null) {
             ch.close();
+            String holder = "";
+            try {
+                holder = Files.readString(d.resolve(".lock"), StandardCharsets.UTF_8).trim();
+            } catch (IOException e) {
+                // the message names the lock file anyway
+            }
             throw new IllegalStateException(
-                    "dataset "
+                    "dataset '"
                             + dataset
-                            + " is in use by another run (lock "
+                            + "' is in use by "
+                            + (holder.isEmpty() ? "another run" : "run " + holder)
+                            + " (lock "
                             + d.resolve(".lock")
-                            + ")");
+                            + "); one run per dataset at a time — wait for it to end");
         }
         return new DatasetLock(ch, lock);
     }

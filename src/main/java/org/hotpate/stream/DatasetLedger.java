@@ -102,6 +102,8 @@ public final class DatasetLedger implements AutoCloseable {
             try {
                 return new DatasetLedger(
                         cfg, null, BudgetLedgerIo.lockLocal(cfg.ledgerDir(), cfg.datasetId()));
+            } catch (IllegalStateException e) {
+                throw new DatasetInUseException(e.getMessage());
             } catch (IOException e) {
                 throw new UncheckedIOException(
                         "cannot open the budget ledger in " + cfg.ledgerDir(), e);
@@ -512,6 +514,14 @@ public final class DatasetLedger implements AutoCloseable {
      * heartbeats until {@link #close}.
      */
     public void acquire(String runId) {
+        if (lock != null) {
+            try {
+                lock.holder(runId);
+            } catch (IOException e) {
+                // the lock holds anyway; a refused run just cannot name this one
+            }
+            return;
+        }
         if (client == null || lease != null) {
             return;
         }

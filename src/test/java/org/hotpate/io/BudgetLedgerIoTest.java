@@ -110,7 +110,7 @@ class BudgetLedgerIoTest {
         try (var lock = BudgetLedgerIo.lockLocal(dir, "D")) {
             assertThatThrownBy(() -> BudgetLedgerIo.lockLocal(dir, "D"))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("dataset D is in use");
+                    .hasMessageContaining("dataset 'D' is in use");
             BudgetLedgerIo.lockLocal(dir, "E").close(); // another dataset is free
         }
         BudgetLedgerIo.lockLocal(dir, "D").close(); // released

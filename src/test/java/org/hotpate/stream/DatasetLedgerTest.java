@@ -165,4 +165,21 @@ class DatasetLedgerTest {
         assertThat(back.coversLedger(atStop)).isTrue();
         assertThat(back.coversLedger(entry(RUN, "confident-gnmax", 4))).isFalse();
     }
+
+    /**
+     * Local ledger: a second run on a dataset in use is refused with the exit-2 exception naming
+     * the dataset and the holding run (it was an IllegalStateException, exit 1, naming no run).
+     */
+    @Test
+    void aSecondRunOnALocalDatasetInUseIsRefusedNamingTheHolder() {
+        try (DatasetLedger first = DatasetLedger.open(ensembleSpec(), null)) {
+            first.acquire(RUN);
+            assertThatThrownBy(() -> DatasetLedger.open(ensembleSpec(), null))
+                    .isInstanceOf(DatasetLedger.DatasetInUseException.class)
+                    .hasMessageContaining("dataset 'D' is in use by run " + RUN);
+        }
+        try (DatasetLedger again = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(again.prior("other", true).runs()).isZero(); // released at close
+        }
+    }
 }
