@@ -598,16 +598,7 @@ public final class BudgetLedgerIo {
                         decoder.decode(r.value())
                                 .ifPresent(v -> latest.merge(key.apply(v), v, max));
                     } catch (AvroWire.UndecodableException e) {
-                        throw new IllegalStateException(
-                                "unreadable entry in the budget ledger topic "
-                                        + topic
-                                        + " at "
-                                        + r.partition()
-                                        + "/"
-                                        + r.offset()
-                                        + " (the ledger fails closed): "
-                                        + e.getMessage(),
-                                e);
+                        throw BudgetLedgerIo.unreadable(topic, r, e);
                     }
                 }
             }
@@ -863,6 +854,21 @@ public final class BudgetLedgerIo {
     /** Whether {@link #markFinishedLocal} marked {@code account}. */
     public static boolean finishedLocal(Path dir, String dataset, String account) {
         return Files.exists(dir.resolve(dataset).resolve("runs").resolve(account + ".finished"));
+    }
+
+    /** An undecodable entry of the ledger topic: the readers fail closed on it. */
+    static IllegalStateException unreadable(
+            String topic, ConsumerRecord<?, ?> r, AvroWire.UndecodableException e) {
+        return new IllegalStateException(
+                "unreadable entry in the budget ledger topic "
+                        + topic
+                        + " at "
+                        + r.partition()
+                        + "/"
+                        + r.offset()
+                        + " (the ledger fails closed): "
+                        + e.getMessage(),
+                e);
     }
 
     /** The largest version per run of {@code records}. */

@@ -108,16 +108,7 @@ public final class LedgerMarkersIo implements AutoCloseable {
                                 .filter(m -> m.dataset().equals(dataset))
                                 .ifPresent(out::add);
                     } catch (AvroWire.UndecodableException e) {
-                        throw new IllegalStateException(
-                                "unreadable entry in the budget ledger topic "
-                                        + topic
-                                        + " at "
-                                        + r.partition()
-                                        + "/"
-                                        + r.offset()
-                                        + " (the ledger fails closed): "
-                                        + e.getMessage(),
-                                e);
+                        throw BudgetLedgerIo.unreadable(topic, r, e);
                     }
                 }
             }
