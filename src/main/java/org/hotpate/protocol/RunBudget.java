@@ -139,6 +139,15 @@ public final class RunBudget {
         return b.datasetCapped() || p.hasPlan();
     }
 
+    /**
+     * Whether this run would plan the dataset's cap after the dataset was already used without one
+     * (issue 23): the order and the cap would be chosen after earlier runs' outputs were seen, so
+     * the cap would not be a guarantee. A dataset's cap is planned at its first run or never.
+     */
+    public static boolean capPlannedAfterUse(DatasetPrior p, BudgetTerms b) {
+        return b.datasetCapped() && !p.hasPlan() && p.runs() > 0 && !p.nonPrivate();
+    }
+
     /** The plan ({@link BudgetRecord#datasetPlan()}) of a dataset budget; empty for null. */
     private static double[] planOf(DatasetBudget d) {
         return d == null ? new double[0] : Arrays.copyOf(d.toState(), 5);

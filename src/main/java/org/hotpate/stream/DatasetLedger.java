@@ -456,6 +456,22 @@ public final class DatasetLedger implements AutoCloseable {
      * releases would pass {@code budget.dataset-epsilon} ({@link RunBudget#hasRoom}).
      */
     public void requireRoom(DatasetPrior prior) {
+        if (RunBudget.capPlannedAfterUse(prior, cfg.budget().terms())) {
+            throw new RunRefusedException(
+                    "dataset '"
+                            + cfg.datasetId()
+                            + "' was used by "
+                            + prior.runs()
+                            + " run(s) without a dataset cap; budget.dataset-epsilon "
+                            + cfg.budget().datasetEpsilon()
+                            + " planned now would be chosen after their outputs were seen, so it"
+                            + " would not be a guarantee. A dataset's cap is fixed by its first"
+                            + " run: run without budget.dataset-epsilon on this dataset, or give"
+                            + " the cap from the first run of a new budget.dataset (see"
+                            + " ./hotpate ledger show --dataset "
+                            + cfg.datasetId()
+                            + ")");
+        }
         if (!RunBudget.datasetCapped(prior, cfg.budget().terms())) {
             return;
         }

@@ -187,7 +187,7 @@ public final class JobOptions {
                     Option.real(
                                     "budget.dataset-epsilon",
                                     Double.POSITIVE_INFINITY,
-                                    "Total epsilon (at budget.delta) of the dataset over all runs, this one included (RDP curves composed). A run starts only if the dataset can still fund its whole budget.epsilon (else exit 2 naming the dataset), and stops at whichever of budget.epsilon and this comes first. .inf = no dataset cap (runs are still recorded).")
+                                    "Total epsilon (at budget.delta) of the dataset over all runs, this one included (RDP curves composed). A run starts only if the dataset can still fund its whole budget.epsilon (else exit 2 naming the dataset), and stops at whichever of budget.epsilon and this comes first. .inf = no dataset cap (runs are still recorded). The cap is fixed by the dataset's first run: a later run cannot lift it (.inf) or change it, and a dataset first used without a cap cannot get one (exit 2).")
                             .orInfinity()
                             .check(v -> v > 0, "be > 0 (or .inf: no dataset cap)"));
     public static final Option<String> BUDGET_LEDGER =

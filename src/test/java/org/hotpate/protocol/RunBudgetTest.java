@@ -220,4 +220,28 @@ class RunBudgetTest {
                 .as("no order fixed in advance (no plan, no run order): no finite value")
                 .isInfinite();
     }
+
+    /**
+     * Issue 23: a dataset first used without a cap cannot get one planned later — its order and cap
+     * would be chosen after the earlier outputs were seen. A capped first run plans it; an empty
+     * dataset or one with a plan is fine.
+     */
+    @Test
+    void aCapIsPlannedAtTheDatasetsFirstRunOrNever() {
+        RunBudget uncapped = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        uncapped.admit(STEP);
+        DatasetPrior afterUncapped =
+                DatasetPrior.compose(
+                        "d", List.of(uncapped.record("run-1", true, "gnmax", 1, 1)), "run-2");
+        BudgetTerms capped = new BudgetTerms(2.0, 1e-6, 5.0);
+        assertThat(RunBudget.capPlannedAfterUse(afterUncapped, capped)).isTrue();
+        assertThat(RunBudget.capPlannedAfterUse(afterUncapped, TWO)).isFalse();
+        assertThat(RunBudget.capPlannedAfterUse(DatasetPrior.empty("d"), capped)).isFalse();
+        RunBudget first = RunBudget.start(capped, DatasetPrior.empty("d"), STEP);
+        first.admit(STEP);
+        DatasetPrior planned =
+                DatasetPrior.compose(
+                        "d", List.of(first.record("run-1", true, "gnmax", 1, 1)), "run-2");
+        assertThat(RunBudget.capPlannedAfterUse(planned, capped)).isFalse();
+    }
 }

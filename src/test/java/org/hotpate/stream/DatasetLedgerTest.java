@@ -182,4 +182,25 @@ class DatasetLedgerTest {
             assertThat(again.prior("other", true).runs()).isZero(); // released at close
         }
     }
+
+    @Test
+    void aCapAskedForAfterUncappedRunsIsRefused() throws Exception {
+        BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3)); // no dataset cap
+        JobConfig capped =
+                JobSpec.parse(
+                        "budget: {epsilon: 2.0, delta: 1.0e-6, dataset: D, dataset-epsilon: 5.0,"
+                                + " ledger-dir: '"
+                                + dir
+                                + "'}\n",
+                        "x");
+        try (DatasetLedger ledger = DatasetLedger.open(capped, null)) {
+            DatasetPrior prior = ledger.prior("other", true);
+            assertThatThrownBy(() -> ledger.requireRoom(prior))
+                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .hasMessageContaining("was used by 1 run(s) without a dataset cap");
+        }
+        try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
+            ledger.requireRoom(ledger.prior("other", true)); // uncapped runs go on
+        }
+    }
 }
