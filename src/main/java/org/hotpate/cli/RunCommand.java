@@ -118,11 +118,7 @@ public final class RunCommand implements Command {
         RunSession started;
         try {
             started = resume == null ? RunSession.start(cfg, null) : RunSession.resume(cfg, resume);
-        } catch (DatasetLedger.NoBudgetLeftException
-                | DatasetLedger.RunIdInUseException
-                | DatasetLedger.DatasetInUseException
-                | DatasetLedger.RunRefusedException
-                | JobSpec.SpecException e) {
+        } catch (DatasetLedger.RunRefusedException | JobSpec.SpecException e) {
             if (stop != null) {
                 stop.release();
             }

@@ -28,14 +28,27 @@ import org.hotpate.protocol.TeacherIds;
  * job starts from, refuses a run that starts with no room left, and reads the ledger again at the
  * end for the summary's {@code dataset_epsilon}.
  *
- * <p>Local mode holds an exclusive lock on the dataset's directory for the life of the run, so two
- * runs on one machine cannot compose with the same prior concurrently. Kafka mode creates the
- * compacted topic when missing; concurrent runs on one dataset in Kafka mode are not serialized
- * (docs/privacy-accounting.md, "Durable budget ledger").
+ * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
+ * mode holds an exclusive lock on the dataset's directory for the life of the run; Kafka mode
+ * creates the compacted topic when missing and takes the dataset's lease ({@link #acquire}). Either
+ * way a second run on the dataset is refused while one holds it.
  */
 public final class DatasetLedger implements AutoCloseable {
+    /**
+     * A run the dataset's ledger refuses before anything starts ({@code ./hotpate run} exits 2 with
+     * the message): another accounting on the dataset (per-teacher vs ensemble), a cap asked for
+     * after uncapped runs, a finished run resumed — and the subclasses below.
+     */
+    public static class RunRefusedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RunRefusedException(String message) {
+            super(message);
+        }
+    }
+
     /** A run that cannot start because its dataset's budget is spent. */
-    public static final class NoBudgetLeftException extends RuntimeException {
+    public static final class NoBudgetLeftException extends RunRefusedException {
         private static final long serialVersionUID = 1L;
 
         public NoBudgetLeftException(String message) {
@@ -46,7 +59,7 @@ public final class DatasetLedger implements AutoCloseable {
     /**
      * A fresh run whose run id the dataset's ledger already holds (only a resume may reuse one).
      */
-    public static final class RunIdInUseException extends RuntimeException {
+    public static final class RunIdInUseException extends RunRefusedException {
         private static final long serialVersionUID = 1L;
 
         public RunIdInUseException(String message) {
@@ -54,23 +67,11 @@ public final class DatasetLedger implements AutoCloseable {
         }
     }
 
-    /** A run that cannot start because another run holds its dataset (exit 2). */
-    public static final class DatasetInUseException extends RuntimeException {
+    /** A run that cannot start because another run holds its dataset. */
+    public static final class DatasetInUseException extends RunRefusedException {
         private static final long serialVersionUID = 1L;
 
         public DatasetInUseException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * A run the dataset's ledger refuses whatever its budget: another accounting on the dataset
-     * (per-teacher vs ensemble), a finished run resumed (exit 2).
-     */
-    public static final class RunRefusedException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        public RunRefusedException(String message) {
             super(message);
         }
     }
@@ -375,6 +376,13 @@ public final class DatasetLedger implements AutoCloseable {
      * becomes a fork with a new account {@code <runId>~r<k>}, and its prior includes every earlier
      * account of the run, so the dataset's ε counts both branches (an over-count of the shared
      * prefix, never an under-count). A run marked finished is refused.
+     *
+     * <p>Why the fork's sum bounds the dataset: both branches were released, and RDP curves of
+     * adaptively composed releases add order by order under the mechanisms' relation (replace one
+     * user's data; Mironov 2017 Prop. 1, Feldman &amp; Zrnic 2021 Thm 3.1); the shared prefix,
+     * counted in both entries, only adds non-negative terms. Tested by {@code
+     * DatasetLedgerTest.theSameSavepointResumedTwiceForks…}; the old rule (continue under the run's
+     * own entry, max-merged) fails it.
      */
     public String resumeAccount(RunMetadata meta) {
         String runId = meta.runId();

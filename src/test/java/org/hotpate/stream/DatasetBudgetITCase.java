@@ -149,24 +149,26 @@ class DatasetBudgetITCase {
         // The ledger: two runs, their composition is run 2's dataset_epsilon.
         List<BudgetRecord> runs = BudgetLedgerIo.readLocal(ledgerDir, "D");
         assertThat(runs).hasSize(2);
+        JsonNode shown = ledgerShow("--ledger-dir", ledgerDir.toString(), "--dataset", "D").get(0);
+        assertThat(shown.get("runCount").asInt()).isEqualTo(2);
+        assertThat(shown.get("epsilon").asDouble()).isCloseTo(ds2, within(1e-9));
+    }
+
+    /** {@code ./hotpate ledger show ARGS --json} as a user runs it (exit 0): its datasets. */
+    private static JsonNode ledgerShow(String... args) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        String[] argv = new String[args.length + 3];
+        argv[0] = "ledger";
+        argv[1] = "show";
+        System.arraycopy(args, 0, argv, 2, args.length);
+        argv[argv.length - 1] = "--json";
         assertThat(
                         Main.execute(
-                                new String[] {
-                                    "ledger",
-                                    "show",
-                                    "--ledger-dir",
-                                    ledgerDir.toString(),
-                                    "--dataset",
-                                    "D",
-                                    "--json"
-                                },
+                                argv,
                                 new PrintStream(out, true, StandardCharsets.UTF_8),
                                 System.err))
                 .isZero();
-        JsonNode shown = JSON.readTree(out.toString(StandardCharsets.UTF_8)).get("datasets").get(0);
-        assertThat(shown.get("runCount").asInt()).isEqualTo(2);
-        assertThat(shown.get("epsilon").asDouble()).isCloseTo(ds2, within(1e-9));
+        return JSON.readTree(out.toString(StandardCharsets.UTF_8)).get("datasets");
     }
 
     /** The spec text that {@link #spec} parsed (for the CLI run). */
@@ -252,24 +254,15 @@ class DatasetBudgetITCase {
             pool.shutdownNow();
         }
         // As a user checks it: the ledger holds one run, composed ε ≤ 2.5.
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertThat(
-                        Main.execute(
-                                new String[] {
-                                    "ledger",
-                                    "show",
-                                    "--bootstrap",
-                                    kafka.bootstrapServers(),
-                                    "--topic",
-                                    a.kafka().topics().name(Topic.BUDGET_LEDGER),
-                                    "--dataset",
-                                    "R",
-                                    "--json"
-                                },
-                                new PrintStream(out, true, StandardCharsets.UTF_8),
-                                System.err))
-                .isZero();
-        JsonNode shown = JSON.readTree(out.toString(StandardCharsets.UTF_8)).get("datasets").get(0);
+        JsonNode shown =
+                ledgerShow(
+                                "--bootstrap",
+                                kafka.bootstrapServers(),
+                                "--topic",
+                                a.kafka().topics().name(Topic.BUDGET_LEDGER),
+                                "--dataset",
+                                "R")
+                        .get(0);
         assertThat(shown.get("runCount").asInt()).isEqualTo(1);
         assertThat(shown.get("epsilon").asDouble()).isLessThanOrEqualTo(2.5);
 

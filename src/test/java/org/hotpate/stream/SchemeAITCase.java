@@ -67,36 +67,45 @@ class SchemeAITCase {
      */
     static JobConfig spec(String name) {
         return JobSpec.parse(
-                """
-                name: %s
+                specText(
+                        name,
+                        kafka.bootstrapServers(),
+                        "per-teacher-epsilon: "
+                                + PER_TEACHER_EPS
+                                + ", dataset: "
+                                + name
+                                + ", ledger: local, ledger-dir: '"
+                                + ledgerDir
+                                + "'",
+                        "",
+                        300),
+                name);
+    }
+
+    /**
+     * The spec text of the scheme-a ITs: the plan above on 60 Planet-Z teachers, topics named after
+     * the run; {@code budget} (the budget keys after ε and δ), {@code topics} (more topic keys) and
+     * the checkpoint interval vary.
+     */
+    static String specText(
+            String name, String bootstrap, String budget, String topics, long checkpointMs) {
+        return """
+                name: %1$s
                 ensemble: {id: pz-a, teachers: 60, kind: heterogeneous, source: planet-z, k: 3, seed: 5, top-k: 32}
                 sampler: {type: coordinated, seed: 11}
                 mechanism: {name: scheme-a, params: {epsilon: 0.1, lower: 5, upper: 25, sample-rate: 0.5}}
-                budget: {epsilon: 20.0, delta: 1.0e-6, per-teacher-epsilon: %s, dataset: %s, ledger: local, ledger-dir: '%s'}
+                budget: {epsilon: 20.0, delta: 1.0e-6, %2$s}
                 generation: {sequences: 12, concurrency: 6, max-steps: 6, on-fail: resample, max-attempts: 2, step-deadline-ms: 3000}
                 kafka:
                   mode: external
-                  bootstrap: %s
-                  topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
-                           records: %s.records, ledger: %s.ledger, rejected: %s.rejected,
-                           teacher-feedback: %s.teacher-feedback}
-                flink: {parallelism: 2, checkpoint-interval-ms: 300}
+                  bootstrap: %3$s
+                  topics: {steps: %1$s.steps, distributions: %1$s.distributions, results: %1$s.results,
+                           records: %1$s.records, ledger: %1$s.ledger, rejected: %1$s.rejected,
+                           teacher-feedback: %1$s.teacher-feedback%4$s}
+                flink: {parallelism: 2, checkpoint-interval-ms: %5$d}
                 output: {dir: target/it-out}
                 """
-                        .formatted(
-                                name,
-                                PER_TEACHER_EPS,
-                                name,
-                                ledgerDir,
-                                kafka.bootstrapServers(),
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name),
-                name);
+                .formatted(name, budget, bootstrap, topics, checkpointMs);
     }
 
     @Test

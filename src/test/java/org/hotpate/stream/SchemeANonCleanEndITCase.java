@@ -64,35 +64,18 @@ class SchemeANonCleanEndITCase {
      */
     static JobConfig spec(String name, String ledger) {
         return JobSpec.parse(
-                """
-                name: %s
-                ensemble: {id: pz-a, teachers: 60, kind: heterogeneous, source: planet-z, k: 3, seed: 5, top-k: 32}
-                sampler: {type: coordinated, seed: 11}
-                mechanism: {name: scheme-a, params: {epsilon: 0.1, lower: 5, upper: 25, sample-rate: 0.5}}
-                budget: {epsilon: 20.0, delta: 1.0e-6, per-teacher-epsilon: 5.0, dataset: scheme-a-crash-%s, ledger: %s, ledger-dir: '%s'}
-                generation: {sequences: 12, concurrency: 6, max-steps: 6, on-fail: resample, max-attempts: 2, step-deadline-ms: 3000}
-                kafka:
-                  mode: external
-                  bootstrap: %s
-                  topics: {steps: %s.steps, distributions: %s.distributions, results: %s.results,
-                           records: %s.records, ledger: %s.ledger, rejected: %s.rejected,
-                           teacher-feedback: %s.teacher-feedback, budget-ledger: crash.budget-ledger}
-                flink: {parallelism: 2, checkpoint-interval-ms: 2500}
-                output: {dir: target/it-out}
-                """
-                        .formatted(
-                                name,
-                                ledger,
-                                ledger,
-                                ledgerDir,
-                                kafka.bootstrapServers(),
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name,
-                                name),
+                SchemeAITCase.specText(
+                        name,
+                        kafka.bootstrapServers(),
+                        "per-teacher-epsilon: 5.0, dataset: scheme-a-crash-"
+                                + ledger
+                                + ", ledger: "
+                                + ledger
+                                + ", ledger-dir: '"
+                                + ledgerDir
+                                + "'",
+                        ", budget-ledger: crash.budget-ledger",
+                        2500),
                 name);
     }
 

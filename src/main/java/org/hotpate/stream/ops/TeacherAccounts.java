@@ -54,6 +54,9 @@ final class TeacherAccounts {
         long durable = priorCharges.getOrDefault(teacher, 0L); // charges + pending, every run
         // Restored state never counts for less than the durable ledger (max(state, durable)): a
         // resume that forks restores charges older than what its earlier branch left (issue 23).
+        // Sound because a teacher's per-teacher ε is monotone in its charge count (Scheme B: the
+        // per-teacher Rényi filter, Feldman & Zrnic 2021 Thm 4.3; Scheme A: Theorem 2,
+        // docs/privacy-accounting.md §5). Tested: VoteOperatorIndividualTest.aRestoredAccount….
         long c = stored != null ? Math.max(stored, durable - inFlight) : durable;
         return new TeacherAccount(c, inFlight);
     }
