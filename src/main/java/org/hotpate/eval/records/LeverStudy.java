@@ -21,8 +21,10 @@ import org.hotpate.core.noise.DiscreteLaplace;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.Rational;
 import org.hotpate.core.noise.UniformSource;
+import org.hotpate.core.prior.DpNgramExtraction;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.privacy.RdpAccountant;
 import org.hotpate.core.randomness.SeedDerivation;
 import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Sampler;
@@ -30,9 +32,11 @@ import org.hotpate.core.sampling.Samplers;
 import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.vote.VoteHistogram;
 import org.hotpate.eval.Fidelity;
+import org.hotpate.eval.TextOrigin;
 import org.hotpate.teachers.ngram.InMemoryContextStore;
 import org.hotpate.teachers.ngram.NgramDistributions;
 import org.hotpate.teachers.ngram.NgramModel;
+import org.hotpate.teachers.ngram.PopulationPrior;
 import org.hotpate.teachers.ngram.PublicModels;
 import org.hotpate.teachers.records.RecordFields;
 import org.hotpate.teachers.text.Tokenizer;
@@ -74,7 +78,8 @@ public final class LeverStudy {
             long steps,
             long fails,
             String accounting,
-            double seconds) {}
+            double seconds,
+            TextOrigin.Summary origin) {}
 
     /** The step policy of a lever: a token, −1 for ⊥, or −2 when its budget refuses the step. */
     interface Policy {
@@ -96,10 +101,30 @@ public final class LeverStudy {
             Tokenizer tok,
             List<NgramModel> teachers,
             NgramModel publicModel,
+            NgramModel backoff,
+            PrivacyEvent priorEvent,
             Fidelity fidelity,
+            TextOrigin origin,
             long[] keys) {
         int n() {
             return teachers.size();
+        }
+    }
+
+    /**
+     * A population prior for the study ({@code --prior share:k[:length]}): the share of the run
+     * filter's RDP budget at its order that the DP n-gram release spends, and its per-user bound.
+     */
+    public record PriorOption(double share, int perUser, int maxLength) {
+        static PriorOption parse(String s) {
+            if (s == null || s.isEmpty()) {
+                return null;
+            }
+            String[] a = s.split(":");
+            return new PriorOption(
+                    Double.parseDouble(a[0]),
+                    Integer.parseInt(a[1]),
+                    a.length > 2 ? Integer.parseInt(a[2]) : 3);
         }
     }
 
@@ -109,7 +134,10 @@ public final class LeverStudy {
             Path publicFile,
             int order,
             int publicOrder,
-            double publicWeight)
+            double publicWeight,
+            PriorOption priorOption,
+            PrivacyBudget budget,
+            long plannedPositions)
             throws Exception {
         Tokenizer tok = Tokenizer.named("cl100k_base");
         RecordsCorpus corpus = RecordsCorpus.load(records, fields, tok);
@@ -119,6 +147,35 @@ public final class LeverStudy {
         for (RecordsCorpus.Rec r : corpus.records()) {
             byUser.computeIfAbsent(r.user(), k -> new ArrayList<>()).add(r.tokens());
         }
+        NgramModel backoff = pub;
+        PrivacyEvent priorEvent = null;
+        if (priorOption != null) {
+            EnsembleBudgetFilter.Config c =
+                    EnsembleBudgetFilter.Config.plan(
+                            budget, autoWorst(byUser.size(), tok, budget, plannedPositions));
+            DpNgramExtraction x =
+                    DpNgramExtraction.plan(
+                            priorOption.maxLength(),
+                            priorOption.perUser(),
+                            c.order(),
+                            priorOption.share() * c.rdpBudget(),
+                            budget.epsilon(),
+                            budget.delta() / 20);
+            DpNgramExtraction.Released table =
+                    x.extract(
+                            new ArrayList<>(byUser.values()),
+                            tok.endOfText(),
+                            NoiseSources.secure());
+            backoff = PopulationPrior.model(table, tok.vocabularySize(), tok.endOfText());
+            priorEvent = x.event(budget.epsilon());
+            System.err.printf(
+                    Locale.ROOT,
+                    "prior: order %.1f, sigma %.2f, threshold %d, released %s n-grams%n",
+                    c.order(),
+                    x.sigma(),
+                    x.threshold(),
+                    table.levels().stream().map(m -> "" + m.size()).toList());
+        }
         List<NgramModel> teachers = new ArrayList<>();
         for (List<int[]> l : byUser.values()) {
             NgramModel m =
@@ -127,7 +184,7 @@ public final class LeverStudy {
                             tok.vocabularySize(),
                             tok.endOfText(),
                             new InMemoryContextStore(),
-                            pub,
+                            backoff,
                             publicWeight);
             for (int[] t : l) {
                 m.add("", t);
@@ -138,12 +195,55 @@ public final class LeverStudy {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = SeedDerivation.teacherKey(i);
         }
-        Fidelity f =
-                Fidelity.of(
-                        corpus.records().stream().map(RecordsCorpus.Rec::text).toList(),
-                        RecordsEvaluation.publicTexts(
-                                publicFile, fields.textField(), Integer.MAX_VALUE));
-        return new Setup(tok, teachers, pub, f, keys);
+        List<String> privateTexts = corpus.records().stream().map(RecordsCorpus.Rec::text).toList();
+        List<String> publicTexts =
+                RecordsEvaluation.publicTexts(publicFile, fields.textField(), Integer.MAX_VALUE);
+        Fidelity f = Fidelity.of(privateTexts, publicTexts);
+        return new Setup(
+                tok,
+                teachers,
+                pub,
+                backoff,
+                priorEvent,
+                f,
+                TextOrigin.of(privateTexts, publicTexts),
+                keys);
+    }
+
+    /** The worst case of the mechanism auto plans for these public inputs. */
+    static PrivacyEvent autoWorst(int n, Tokenizer tok, PrivacyBudget budget, long positions) {
+        AutoPlanner.Plan plan =
+                AutoPlanner.plan(
+                        new AutoPlanner.Inputs(n, tok.vocabularySize(), true, budget, positions));
+        return Mechanisms.create(
+                        plan.mechanism(),
+                        plan.params(),
+                        tok.vocabularySize(),
+                        n,
+                        NoiseSources.secure())
+                .worstCaseEvent();
+    }
+
+    /**
+     * The run filter for releases of worst case {@code worst}, with the population prior's release
+     * charged first when the study has one (its δ term gets its own share of δ).
+     */
+    static EnsembleBudgetFilter filter(Setup s, PrivacyBudget budget, PrivacyEvent worst) {
+        EnsembleBudgetFilter.Config c = EnsembleBudgetFilter.Config.plan(budget, worst);
+        if (s == null || s.priorEvent() == null) {
+            return EnsembleBudgetFilter.create(c);
+        }
+        double d = RdpAccountant.deltaOf(s.priorEvent());
+        EnsembleBudgetFilter f =
+                EnsembleBudgetFilter.create(
+                        new EnsembleBudgetFilter.Config(
+                                budget,
+                                c.grid(),
+                                c.conversion(),
+                                c.order(),
+                                c.approxDeltaShare() + d * (1 + 1e-6)));
+        f.charge(s.priorEvent());
+        return f;
     }
 
     static Step step(Setup s, int[] prefix, long seed, boolean[] active, Sampler sampler)
@@ -152,7 +252,7 @@ public final class LeverStudy {
         Step st = new Step();
         st.randomness = StepRandomness.forStep(seed, v);
         NgramDistributions.SharedBackoff shared =
-                NgramDistributions.SharedBackoff.at(s.publicModel(), prefix, v);
+                NgramDistributions.SharedBackoff.at(s.backoff(), prefix, v);
         Sampler co = sampler;
         VoteHistogram.Builder b = VoteHistogram.builder(s.n());
         st.votes = new int[s.n()];
@@ -201,6 +301,7 @@ public final class LeverStudy {
         Sampler sampler = Samplers.byName(g.sampler());
         int eos = s.tok().endOfText();
         List<String> texts = new ArrayList<>();
+        long publicTop1 = 0;
         long steps = 0;
         long tokens = 0;
         long fails = 0;
@@ -230,6 +331,10 @@ public final class LeverStudy {
                 }
                 attempt = 0;
                 tokens++;
+                NgramModel.Next top = s.publicModel().next("", prefix, 1);
+                if (top.tokens().length > 0 && top.tokens()[0] == t) {
+                    publicTop1++;
+                }
                 if (stops(s.tok(), t, eos)) {
                     break;
                 }
@@ -257,7 +362,8 @@ public final class LeverStudy {
                 steps,
                 fails,
                 p.accounting(),
-                (System.nanoTime() - t0) / 1e9);
+                (System.nanoTime() - t0) / 1e9,
+                s.origin().summarize(texts, publicTop1, tokens));
     }
 
     private static boolean stops(Tokenizer tok, int t, int eos) {
@@ -319,8 +425,7 @@ public final class LeverStudy {
     private static Policy ensemble(
             Setup s, PrivacyBudget budget, AggregationMechanism m, String what) {
         PrivacyEvent worst = m.worstCaseEvent();
-        EnsembleBudgetFilter f =
-                EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
+        EnsembleBudgetFilter f = filter(s, budget, worst);
         long[] noiseTokens = new long[1];
         return new Policy() {
             @Override
@@ -366,8 +471,7 @@ public final class LeverStudy {
         PrivacyEvent check = new PrivacyEvent.DiscreteGaussian(s3, 1);
         PrivacyEvent worst =
                 new PrivacyEvent.Composed(java.util.List.of(m.worstCaseEvent(), check));
-        EnsembleBudgetFilter f =
-                EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
+        EnsembleBudgetFilter f = filter(s, budget, worst);
         DiscreteGaussian g3 = DiscreteGaussian.withSigma(s3);
         long[] st = new long[3];
         return new Policy() {
@@ -417,8 +521,7 @@ public final class LeverStudy {
     private static Policy stability(
             PrivacyBudget budget, double sigma, double t, UniformSource noise) {
         PrivacyEvent ev = new PrivacyEvent.DiscreteGaussian(sigma, 1);
-        EnsembleBudgetFilter f =
-                EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, ev));
+        EnsembleBudgetFilter f = filter(null, budget, ev);
         DiscreteGaussian g = DiscreteGaussian.withSigma(sigma);
         double delta0 = upperTail(sigma, t - 1);
         long[] n = new long[1];
@@ -583,6 +686,19 @@ public final class LeverStudy {
         for (int i = 0; i + 1 < args.length; i += 2) {
             o.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         }
+        PrivacyBudget b =
+                new PrivacyBudget(
+                        Double.parseDouble(o.getOrDefault("epsilon", "4")),
+                        Double.parseDouble(o.getOrDefault("delta", "1e-6")));
+        Generation g =
+                new Generation(
+                        Integer.parseInt(o.getOrDefault("sequences", "600")),
+                        Integer.parseInt(o.getOrDefault("max-steps", "12")),
+                        Integer.parseInt(o.getOrDefault("max-attempts", "5")),
+                        Integer.parseInt(o.getOrDefault("first-attempts", "20")),
+                        Integer.parseInt(o.getOrDefault("min-tokens", "1")),
+                        Long.parseLong(o.getOrDefault("seed", "7")),
+                        o.getOrDefault("sampler", "coordinated"));
         int order = Integer.parseInt(o.getOrDefault("order", "3"));
         Setup s =
                 setup(
@@ -600,40 +716,33 @@ public final class LeverStudy {
                                         "public-order", "" + NgramModel.defaultPublicOrder(order))),
                         Double.parseDouble(
                                 o.getOrDefault(
-                                        "public-weight", "" + NgramModel.DEFAULT_PUBLIC_WEIGHT)));
-        PrivacyBudget b =
-                new PrivacyBudget(
-                        Double.parseDouble(o.getOrDefault("epsilon", "4")),
-                        Double.parseDouble(o.getOrDefault("delta", "1e-6")));
-        Generation g =
-                new Generation(
-                        Integer.parseInt(o.getOrDefault("sequences", "600")),
-                        Integer.parseInt(o.getOrDefault("max-steps", "12")),
-                        Integer.parseInt(o.getOrDefault("max-attempts", "5")),
-                        Integer.parseInt(o.getOrDefault("first-attempts", "20")),
-                        Integer.parseInt(o.getOrDefault("min-tokens", "1")),
-                        Long.parseLong(o.getOrDefault("seed", "7")),
-                        o.getOrDefault("sampler", "coordinated"));
+                                        "public-weight", "" + NgramModel.DEFAULT_PUBLIC_WEIGHT)),
+                        PriorOption.parse(o.get("prior")),
+                        b,
+                        (long) g.sequences() * g.maxSteps());
         PrintStream samples =
                 o.containsKey("samples")
                         ? new PrintStream(new java.io.FileOutputStream(o.get("samples"), true))
                         : null;
         for (String lever : o.get("lever").split(",")) {
             Result r = run(s, lever, b, g, samples);
+            String name = r.lever() + (o.containsKey("prior") ? " + prior " + o.get("prior") : "");
             if (!g.sampler().equals("coordinated")) {
-                r =
-                        new Result(
-                                r.lever() + " (" + g.sampler() + ")",
-                                r.tokens(),
-                                r.sequences(),
-                                r.started(),
-                                r.nonEmptyShare(),
-                                r.fidelity(),
-                                r.steps(),
-                                r.fails(),
-                                r.accounting(),
-                                r.seconds());
+                name += " (" + g.sampler() + ")";
             }
+            r =
+                    new Result(
+                            name,
+                            r.tokens(),
+                            r.sequences(),
+                            r.started(),
+                            r.nonEmptyShare(),
+                            r.fidelity(),
+                            r.steps(),
+                            r.fails(),
+                            r.accounting(),
+                            r.seconds(),
+                            r.origin());
             System.out.println(
                     new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(r));
         }
