@@ -55,10 +55,10 @@ public final class RunCommand implements Command {
                 external Kafka (kafka.bootstrap) and submits the job to flink.host:flink.port
                 with the jar in flink.jar. Outputs: <output.dir>/<run-id>/summary.json,
                 records.jsonl (public: released values only), operator.json, ledger.jsonl
-                (operator-only). Progress (sequences, tokens, ⊥ rate, ε spent) goes to stderr.
+                (operator-only). Progress (sequences, tokens, ⊥ rate, ε spent, ETA) goes to stderr.
                 Every requested sequence ends in one record (text, or empty with its finish
                 reason: NOT_STARTED when the budget ran out before it could start); the run
-                exits 0 only then, and 1 on a timeout, naming the sequences without a record.
+                exits 0 only then, and 1 on a stall or a timeout, naming the sequences without a record.
                 The spec is validated before anything starts: unknown keys or bad values exit
                 with code 2 naming the key; so does a non-private mechanism under a finite
                 budget.epsilon, and a dataset (budget.dataset) whose durable budget
@@ -175,7 +175,9 @@ public final class RunCommand implements Command {
                     .ifPresent(p -> err.println("hotpate run: mechanism auto: " + p.explanation()));
             boolean done =
                     run.await(
-                            Duration.ofSeconds(cfg.output().timeoutSeconds()),
+                            cfg.output().timeoutSeconds() == 0
+                                    ? Duration.ofDays(3650) // no wall-clock limit
+                                    : Duration.ofSeconds(cfg.output().timeoutSeconds()),
                             a.flag("quiet") ? null : err);
             if (run.stopRequested() && !done) {
                 return stopWithSavepoint(run, savepointDir, args, out, err);
@@ -195,7 +197,14 @@ public final class RunCommand implements Command {
                             .writeValueAsString(summary));
             RunTexts.report(cfg, run.outputDir(), err);
             err.println("hotpate run: outputs in " + run.outputDir());
-            if (!done) {
+            if (!done && run.stalled()) {
+                err.println(
+                        "hotpate run: stalled: nothing new from the run for "
+                                + cfg.output().stallCheckpoints()
+                                + " checkpoint intervals of "
+                                + cfg.flink().checkpointIntervalMs()
+                                + " ms (output.stall-checkpoints)");
+            } else if (!done) {
                 err.println(
                         "hotpate run: timed out after "
                                 + cfg.output().timeoutSeconds()

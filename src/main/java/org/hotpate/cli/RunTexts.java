@@ -12,8 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.hotpate.eval.Fidelity;
+import org.hotpate.eval.TextOrigin;
 import org.hotpate.eval.records.RecordsEvaluation;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.teachers.ngram.NgramModel;
+import org.hotpate.teachers.ngram.PublicModels;
+import org.hotpate.teachers.text.Tokenizer;
 
 /**
  * After a run: a readable sample of the synthetic texts (from the public {@code records.jsonl}) on
@@ -32,13 +36,17 @@ final class RunTexts {
 
     private RunTexts() {}
 
-    /** The texts of {@code records.jsonl}, and the records whose sequence started. */
-    record Texts(List<String> texts, int started, int nonEmpty) {}
+    /**
+     * The texts of {@code records.jsonl}, the records whose sequence started, and each started
+     * record's released token ids.
+     */
+    record Texts(List<String> texts, int started, int nonEmpty, List<int[]> tokens) {}
 
     static Texts read(Path recordsJsonl) throws IOException {
         List<String> texts = new ArrayList<>();
         int started = 0;
         int nonEmpty = 0;
+        List<int[]> tokens = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(recordsJsonl)) {
             for (String line; (line = r.readLine()) != null; ) {
                 if (line.isBlank()) {
@@ -51,12 +59,18 @@ final class RunTexts {
                 started++;
                 String text = o.path("text").asText("");
                 texts.add(text);
+                JsonNode ids = o.path("tokens");
+                int[] t = new int[ids.size()];
+                for (int i = 0; i < t.length; i++) {
+                    t[i] = ids.get(i).asInt();
+                }
+                tokens.add(t);
                 if (o.path("tokens").size() - o.path("fallbacks").asInt(0) > 0) {
                     nonEmpty++;
                 }
             }
         }
-        return new Texts(texts, started, nonEmpty);
+        return new Texts(texts, started, nonEmpty, tokens);
     }
 
     /** Prints the sample and, where it can be computed, writes the fidelity into operator.json. */
@@ -115,6 +129,15 @@ final class RunTexts {
             o.put("fidelityRecords", s.scored());
             o.put("nonEmptyShare", nonEmptyShare);
             o.put("recordsStarted", t.started());
+            List<String> publicTexts =
+                    RecordsEvaluation.publicTexts(Path.of(publicFile), field, Integer.MAX_VALUE);
+            TextOrigin.Summary origin =
+                    TextOrigin.of(
+                                    RecordsEvaluation.publicTexts(
+                                            Path.of(privateFile), field, Integer.MAX_VALUE),
+                                    publicTexts)
+                            .summarize(t.texts(), publicTop1(cfg, t.tokens()), tokens(t));
+            o.set("textOrigin", JSON.valueToTree(origin));
             JSON.writerWithDefaultPrettyPrinter().writeValue(op.toFile(), o);
             err.println(
                     String.format(
@@ -125,8 +148,49 @@ final class RunTexts {
                             s.fidelity(),
                             s.scored(),
                             100 * nonEmptyShare));
+            err.println(
+                    String.format(
+                            Locale.ROOT,
+                            "hotpate run: (operator-only, in operator.json) %d distinct of %d"
+                                    + " non-empty records, the 10 most common %.0f%%; %.1f%% equal"
+                                    + " a text found only in the public file; %.0f%% of released"
+                                    + " tokens were the public model's top-1",
+                            origin.distinct(),
+                            origin.nonEmpty(),
+                            100 * origin.top10Share(),
+                            100 * origin.publicOnlyShare(),
+                            100 * origin.publicTop1Share()));
         } catch (Exception e) {
             err.println("hotpate run: fidelity not computed: " + e.getMessage());
         }
+    }
+
+    private static long tokens(Texts t) {
+        return t.tokens().stream().mapToLong(a -> a.length).sum();
+    }
+
+    /**
+     * How many released tokens the public model alone would have proposed: its most likely token
+     * (the backoff model of {@code teacher.public-file}) after the record's earlier tokens.
+     */
+    private static long publicTop1(JobConfig cfg, List<int[]> records) throws Exception {
+        var teacher = cfg.records().teacher();
+        Tokenizer tok = Tokenizer.named(cfg.records().tokenizer());
+        NgramModel pub =
+                PublicModels.load(
+                        teacher.publicFile(),
+                        cfg.records().fields().textField(),
+                        tok,
+                        teacher.publicOrder());
+        long n = 0;
+        for (int[] r : records) {
+            for (int i = 0; i < r.length; i++) {
+                int[] top = pub.next("", java.util.Arrays.copyOf(r, i), 1).tokens();
+                if (top.length > 0 && top[0] == r[i]) {
+                    n++;
+                }
+            }
+        }
+        return n;
     }
 }

@@ -37,17 +37,23 @@ public final class RunBudget {
     private final BudgetTerms terms;
     private final DatasetPrior prior;
     private final PrivacyEvent worst;
+    private final PrivacyEvent preCharge; // the population prior's release, or null
     private final DatasetBudget dataset;
     private final EnsembleBudgetFilter filter; // null: no run cap
     private final double[] uncapped; // the curve without a run cap: rdp..., Σδ, releases, answered
 
     private RunBudget(
-            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, double[] snapshot) {
+            BudgetTerms terms,
+            DatasetPrior prior,
+            PrivacyEvent worst,
+            PrivacyEvent preCharge,
+            double[] snapshot) {
         this.terms = terms;
         this.prior = prior;
         this.worst = worst;
+        this.preCharge = preCharge;
         this.dataset = datasetBudget(prior, terms, worst);
-        EnsembleBudgetFilter.Config run = runConfig(terms, worst);
+        EnsembleBudgetFilter.Config run = runConfig(terms, worst, preCharge);
         if (run == null) {
             this.filter = null;
             this.uncapped = snapshot == null ? new double[grid().size() + 3] : snapshot.clone();
@@ -59,18 +65,41 @@ public final class RunBudget {
                                     ? EnsembleBudgetFilter.create(run)
                                     : EnsembleBudgetFilter.create(run, dataset))
                             : EnsembleBudgetFilter.restore(run, dataset, snapshot);
+            if (snapshot == null && preCharge != null) {
+                filter.precharge(preCharge); // before any step: the run's ε covers it
+            }
         }
     }
 
     /** A fresh run on a dataset with this prior, whose releases have worst case {@code worst}. */
     public static RunBudget start(BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst) {
-        return new RunBudget(terms, prior, worst, null);
+        return new RunBudget(terms, prior, worst, null, null);
+    }
+
+    /**
+     * A fresh run that released {@code preCharge} before its first step (the population prior,
+     * {@link PriorPlan}; null: none): its filter charges it first. A run with a prior needs a run
+     * cap and no dataset cap (the dataset's δ share is planned without one).
+     */
+    public static RunBudget start(
+            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, PrivacyEvent preCharge) {
+        return new RunBudget(terms, prior, worst, preCharge, null);
     }
 
     /** A run restored from its own state ({@link #snapshot()}). */
     public static RunBudget restore(
             BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, double[] snapshot) {
-        return new RunBudget(terms, prior, worst, snapshot);
+        return new RunBudget(terms, prior, worst, null, snapshot);
+    }
+
+    /** A run with a prior restored from its own state (which already holds the prior's charge). */
+    public static RunBudget restore(
+            BudgetTerms terms,
+            DatasetPrior prior,
+            PrivacyEvent worst,
+            PrivacyEvent preCharge,
+            double[] snapshot) {
+        return new RunBudget(terms, prior, worst, preCharge, snapshot);
     }
 
     /** The order grid of every run's curve (the filter's default grid). */
@@ -91,6 +120,25 @@ public final class RunBudget {
                 k ->
                         EnsembleBudgetFilter.Config.plan(
                                 new PrivacyBudget(b.epsilon(), b.delta()), worst));
+    }
+
+    /**
+     * The run's filter configuration when {@code preCharge} (the population prior) is charged
+     * before the first step: the same order (planned as if there were no prior, so the prior's own
+     * plan does not depend on itself), with the prior's δ term added to the δ share.
+     */
+    public static EnsembleBudgetFilter.Config runConfig(
+            BudgetTerms b, PrivacyEvent worst, PrivacyEvent preCharge) {
+        EnsembleBudgetFilter.Config c = runConfig(b, worst);
+        if (c == null || preCharge == null || RdpAccountant.deltaOf(preCharge) == 0) {
+            return c;
+        }
+        return new EnsembleBudgetFilter.Config(
+                c.budget(),
+                c.grid(),
+                c.conversion(),
+                c.order(),
+                c.approxDeltaShare() + RdpAccountant.deltaOf(preCharge) * (1 + 1e-6));
     }
 
     /**
@@ -290,7 +338,7 @@ public final class RunBudget {
                         prior.runs() + 1,
                         false,
                         planOf(dataset))
-                .epsilon(terms.delta(), runConfig(terms, worst));
+                .epsilon(terms.delta(), runConfig(terms, worst, preCharge));
     }
 
     /** The releases charged so far. */

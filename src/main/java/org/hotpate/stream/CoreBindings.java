@@ -9,6 +9,7 @@ import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.PriorPlan;
 import org.hotpate.protocol.PublicModel;
 import org.hotpate.protocol.StepId;
 
@@ -52,6 +53,24 @@ public final class CoreBindings {
                         cfg.ensemble().effectiveVocabulary(),
                         cfg.ensemble().teachers())
                 .worstCaseEvent();
+    }
+
+    /**
+     * The population prior's plan ({@code teacher.prior: dp-ngram}), or null: length = the
+     * teachers' order.
+     */
+    public static PriorPlan priorPlan(JobConfig cfg) {
+        if (!cfg.ensemble().fromRecords() || !cfg.records().teacher().dpPrior()) {
+            return null;
+        }
+        RecordsConfig.Teacher t = cfg.records().teacher();
+        return new PriorPlan(t.order(), t.priorPerUser(), t.priorShare());
+    }
+
+    /** What the run's filter charges before the first step (the prior's release), or null. */
+    public static PrivacyEvent preCharge(JobConfig cfg) {
+        PriorPlan p = priorPlan(cfg);
+        return p == null ? null : p.event(cfg.budget().terms(), worstCaseEvent(cfg));
     }
 
     /**

@@ -290,7 +290,8 @@ public final class HotPateJob {
                                                     cfg.isPrivate(),
                                                     mode,
                                                     localLedgerDir(),
-                                                    run.ledgerAccount())))
+                                                    run.ledgerAccount(),
+                                                    CoreBindings.preCharge(cfg))))
                             .uid("accountant")
                             .name("accountant");
             outputs.add(Topic.RESULTS, results);

@@ -473,6 +473,36 @@ public final class JobConfig implements Serializable {
                 "generation.on-fail: fallback needs a public model, and a run with external"
                         + " teachers has only a flat one (it would pad the text with uniformly random"
                         + " tokens); use resample or stop");
+        checkPrior(r);
+    }
+
+    /**
+     * {@code teacher.prior: dp-ngram}: the driver releases the prior from the records file, and the
+     * run's filter charges it first — so it needs ngram teachers of a records file, a finite run
+     * budget with a DP ensemble mechanism, and no dataset cap (the dataset's δ share is planned
+     * without the prior's δ term).
+     */
+    private void checkPrior(RecordsConfig r) {
+        if (!r.teacher().dpPrior()) {
+            return;
+        }
+        String why = "teacher.prior: dp-ngram needs ";
+        checkArgument(
+                ensemble().fromRecords() && r.teacher().model() == RecordsConfig.Model.NGRAM,
+                why + "ensemble.source: records with teacher.model: ngram");
+        checkArgument(
+                !r.file().isEmpty(), why + "records.file (the driver reads the users' records)");
+        checkArgument(
+                Double.isFinite(budget().epsilon()) && isPrivate(),
+                why + "a finite budget.epsilon and a DP mechanism (its release is charged to it)");
+        checkArgument(
+                individualPlan() == null,
+                why + "an ensemble mechanism (the per-teacher schemes do not charge it)");
+        checkArgument(
+                !Double.isFinite(budget().datasetEpsilon()),
+                why
+                        + "no budget.dataset-epsilon (the dataset filter's delta share is planned"
+                        + " without the prior's delta term)");
     }
 
     private static String enumName(String s) {
@@ -826,6 +856,12 @@ public final class JobConfig implements Serializable {
             return values.get(JobOptions.OUTPUT_DIR);
         }
 
+        /** {@code output.stall-checkpoints}. */
+        public int stallCheckpoints() {
+            return values.get(JobOptions.OUTPUT_STALL_CHECKPOINTS);
+        }
+
+        /** {@code output.timeout-s}; 0 = no wall-clock limit. */
         public long timeoutSeconds() {
             return values.get(JobOptions.OUTPUT_TIMEOUT_S);
         }

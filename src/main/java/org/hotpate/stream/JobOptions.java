@@ -480,11 +480,18 @@ public final class JobOptions {
             declare(Option.string("output.dir", "out", "Outputs go to <output.dir>/<run id>/."));
     public static final Option<Long> OUTPUT_TIMEOUT_S =
             declare(
-                    positiveLong(
-                            Option.longInt(
+                    Option.longInt(
                                     "output.timeout-s",
-                                    900L,
-                                    "Give up (exit 1) if the run has not finished after this long.")));
+                                    0L,
+                                    "A wall-clock limit: give up (exit 1) if the run has not finished after this many seconds. 0 = none: a budget-limited batch runs until its budget or its sequences end; output.stall-checkpoints catches a run that stopped moving.")
+                            .check(v -> v >= 0, "be >= 0 (0 = no limit)"));
+    public static final Option<Integer> OUTPUT_STALL_CHECKPOINTS =
+            declare(
+                    positive(
+                            Option.integer(
+                                    "output.stall-checkpoints",
+                                    240,
+                                    "Stall detector: give up (exit 1, naming the sequences without a record) when the run has released nothing new — no result, record or ledger entry — for this many checkpoint intervals (flink.checkpoint-interval-ms) since its last progress, counted from its first result; before the first result (teachers still being built) ten times as long.")));
 
     // ---- records runs (docs/records.md) ----
 
@@ -578,6 +585,33 @@ public final class JobOptions {
                                     org.hotpate.teachers.ngram.NgramModel.DEFAULT_PUBLIC_WEIGHT,
                                     "Weight in (0, 1] of the public backoff in an ngram teacher's distribution: the mass Witten-Bell would hand to the public model is scaled by it and the rest abstains (it never coordinates), so the teachers' own records weigh more in the vote. 1 = plain Witten-Bell.")
                             .check(v -> v > 0 && v <= 1, "be in (0, 1]"));
+    public static final Option<String> TEACHER_PRIOR =
+            declare(
+                    Option.choice(
+                            "teacher.prior",
+                            "none",
+                            "ngram teachers of a records run: dp-ngram releases a population prior before the run — the n-grams many users share, by user-level DP n-gram extraction (Kim et al. 2021), charged once to this run's budget (teacher.prior-share of it) — and every teacher backs off to it instead of teacher.public-file, so the public file never votes. none: back off to teacher.public-file.",
+                            List.of("none", "dp-ngram")));
+    public static final Option<Double> TEACHER_PRIOR_SHARE =
+            declare(
+                    Option.real(
+                                    "teacher.prior-share",
+                                    0.25,
+                                    "teacher.prior dp-ngram: the share, in (0, 1), of the run's Renyi budget (at the run filter's order) that the prior's release spends.")
+                            .check(v -> v > 0 && v < 1, "be in (0, 1)"));
+    public static final Option<Integer> TEACHER_PRIOR_PER_USER =
+            declare(
+                    positive(
+                            Option.integer(
+                                    "teacher.prior-per-user",
+                                    16,
+                                    "teacher.prior dp-ngram: the most distinct n-grams of each length a user contributes (the contribution bound k; its L2 sensitivity is sqrt(2k) per length under replace-one).")));
+    public static final Option<String> TEACHER_PRIOR_FILE =
+            declare(
+                    Option.string(
+                            "teacher.prior-file",
+                            "",
+                            "A released population prior (prior.jsonl) that every ngram teacher backs off to instead of teacher.public-file. Public once released: with teacher.prior dp-ngram the driver releases one into <output.dir>/<run-id>/prior.jsonl and sets this; a prior.jsonl of an earlier run may be reused at no further cost."));
     public static final Option<String> TEACHER_URL =
             declare(
                     Option.string(

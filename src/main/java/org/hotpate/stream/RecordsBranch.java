@@ -90,7 +90,8 @@ final class RecordsBranch {
                                         rc.teacher().publicOrder(),
                                         rc.teacher().publicWeight(),
                                         rc.fields().textField(),
-                                        retention)))
+                                        retention,
+                                        rc.teacher().priorFile())))
                 .uid("teachers")
                 .name("teachers");
     }

@@ -107,6 +107,24 @@ public record RecordsConfig(OptionValues values) implements Serializable {
             return values.get(JobOptions.TEACHER_PUBLIC_WEIGHT);
         }
 
+        /** {@code teacher.prior}: whether the driver releases a DP n-gram population prior. */
+        public boolean dpPrior() {
+            return values.get(JobOptions.TEACHER_PRIOR).equals("dp-ngram");
+        }
+
+        public double priorShare() {
+            return values.get(JobOptions.TEACHER_PRIOR_SHARE);
+        }
+
+        public int priorPerUser() {
+            return values.get(JobOptions.TEACHER_PRIOR_PER_USER);
+        }
+
+        /** {@code teacher.prior-file}: the released prior the teachers back off to ("" = none). */
+        public String priorFile() {
+            return values.get(JobOptions.TEACHER_PRIOR_FILE);
+        }
+
         public String url() {
             return values.get(JobOptions.TEACHER_URL);
         }

@@ -31,6 +31,9 @@ final class RunFollower {
     private final RunOutcome outcome;
     private final Set<String> seen = new HashSet<>();
     private volatile long firstResultMs;
+    private volatile long lastProgressMs; // when this run's last new output was read
+    private volatile boolean stalled;
+    private volatile double epsilonAtFirstResult; // a prior's charge comes before any step
 
     /** What the follower needs to know of the job: whether it ended, and how. */
     interface Job {
@@ -78,6 +81,7 @@ final class RunFollower {
                     t.names(List.of(Topic.RESULTS, Topic.RECORDS, Topic.LEDGER, Topic.REJECTED)));
             long lastPrint = 0;
             long finishedSince = 0;
+            long followSince = System.currentTimeMillis();
             long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
             while (System.currentTimeMillis() < deadline && !stop.getAsBoolean()) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
@@ -110,12 +114,34 @@ final class RunFollower {
                 if (ended != null && !stop.getAsBoolean()) {
                     throw new IllegalStateException(ended);
                 }
+                if (stalledSince(followSince)) {
+                    stalled = true;
+                    break;
+                }
             }
         }
         if (progress != null) {
             progress.println();
         }
         return false;
+    }
+
+    /**
+     * The stall detector ({@code output.stall-checkpoints}): nothing new from the run for that many
+     * checkpoint intervals since its last output — or, before its first result (teachers still
+     * being built), ten times as long since the driver began to follow it.
+     */
+    private boolean stalledSince(long followSince) {
+        long window = (long) cfg.output().stallCheckpoints() * cfg.flink().checkpointIntervalMs();
+        long now = System.currentTimeMillis();
+        return firstResultMs == 0
+                ? now - followSince > 10 * window
+                : now - Math.max(lastProgressMs, firstResultMs) > window;
+    }
+
+    /** Whether the last follow gave up because the run stopped moving. */
+    boolean stalled() {
+        return stalled;
     }
 
     private void accept(ConsumerRecord<byte[], byte[]> r) {
@@ -129,20 +155,24 @@ final class RunFollower {
             if (r.topic().equals(t.name(Topic.RESULTS))) {
                 StepResult s = AvroWire.decodeResult(r.value());
                 if (s.runId().equals(runId)) {
+                    outcome.add(s);
                     if (firstResultMs == 0) {
                         firstResultMs = System.currentTimeMillis();
+                        epsilonAtFirstResult = outcome.epsilon();
                     }
-                    outcome.add(s);
+                    lastProgressMs = System.currentTimeMillis();
                 }
             } else if (r.topic().equals(t.name(Topic.RECORDS))) {
                 SyntheticRecord s = AvroWire.decodeRecord(r.value());
                 if (s.runId().equals(runId)) {
                     outcome.add(s);
+                    lastProgressMs = System.currentTimeMillis();
                 }
             } else if (r.topic().equals(t.name(Topic.LEDGER))) {
                 org.hotpate.model.LedgerEntry e = AvroWire.decodeLedger(r.value());
                 if (e.runId().equals(runId)) {
                     outcome.add(e);
+                    lastProgressMs = System.currentTimeMillis();
                 }
             } else {
                 Rejected x = AvroWire.decodeRejected(r.value());
@@ -155,7 +185,11 @@ final class RunFollower {
         }
     }
 
-    /** {@code [####....] done/n sequences | tokens | ⊥ rate | ε spent/budget | tok/s}. */
+    /**
+     * {@code [####....] done/n sequences | tokens | ⊥ rate | ε spent/budget | tok/s | ETA}: the ETA
+     * is the sooner of the sequences' end and the budget's, each at its rate since the first
+     * result.
+     */
     String progressLine() {
         int width = 24;
         int n = cfg.generation().sequences();
@@ -166,7 +200,7 @@ final class RunFollower {
         double failRate = results == 0 ? 0 : outcome.fails() / (double) results;
         double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
         return String.format(
-                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s ",
+                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s | ETA %s ",
                 "#".repeat(bar),
                 ".".repeat(width - bar),
                 done,
@@ -180,6 +214,31 @@ final class RunFollower {
                                 // the guarantee: up too, so it never reads smaller
                                 + Decimals.up(cfg.budget().epsilon(), 3)
                         : "NOT PRIVATE",
-                tokens / secs);
+                tokens / secs,
+                eta(done, n));
+    }
+
+    private String eta(int done, int n) {
+        if (firstResultMs == 0) {
+            return "-";
+        }
+        double secs = (System.currentTimeMillis() - firstResultMs) / 1000.0;
+        if (secs < 5) {
+            return "-";
+        }
+        double left = done == 0 ? Double.POSITIVE_INFINITY : (n - done) * secs / done;
+        double eps = outcome.epsilon();
+        double budget = cfg.budget().epsilon();
+        double spent = eps - epsilonAtFirstResult;
+        if (cfg.isPrivate() && Double.isFinite(budget) && spent > 0) {
+            left = Math.min(left, Math.max(0, budget - eps) * secs / spent);
+        }
+        if (!Double.isFinite(left)) {
+            return "-";
+        }
+        long s = Math.round(left);
+        return s >= 3600
+                ? String.format("%dh%02dm", s / 3600, (s % 3600) / 60)
+                : String.format("%dm%02ds", s / 60, s % 60);
     }
 }

@@ -201,6 +201,10 @@ record RunReport(
         s.put("privateTokens", outcome.tokens());
         s.put("fails", outcome.fails());
         s.put("fallbacks", records.stream().mapToLong(SyntheticRecord::fallbacks).sum());
+        // Tokens the public model gave without any charge (generation.on-fail: fallback); every
+        // other token is private, charged to the budget.
+        s.put("publicTokens", records.stream().mapToLong(SyntheticRecord::fallbacks).sum());
+        putPrior(s);
         // epsilon / dataset_epsilon: the filters' spending so far (progress, at their fixed
         // orders); budgetEpsilon / datasetBudgetEpsilon: the guarantees (docs/privacy-accounting.md
         // §4 "What a printed ε means"). Field names are kept; epsilonMeaning says which is which.
@@ -265,6 +269,28 @@ record RunReport(
                             m.put("plannedSteps", p.plannedSteps());
                             m.put("budgetLimited", p.budgetLimited());
                             m.put("explanation", p.explanation());
+                            // Planned against realised: the plan assumed sequences x max-steps
+                            // positions; what the run used is what the next plan can learn from.
+                            ObjectNode r = m.putObject("realised");
+                            long steps = outcome.ledger(LedgerKind.CHARGE).size();
+                            long started =
+                                    outcome.records().stream()
+                                            .filter(
+                                                    x ->
+                                                            x.finishReason()
+                                                                    != org.hotpate.core.generation
+                                                                            .FinishReason
+                                                                            .NOT_STARTED)
+                                            .count();
+                            r.put("steps", steps);
+                            r.put("answered", outcome.tokens());
+                            r.put("sequencesStarted", started);
+                            r.put(
+                                    "stepsPerStartedSequence",
+                                    started == 0 ? 0 : round(steps / (double) started));
+                            r.put(
+                                    "plannedToRealisedSteps",
+                                    steps == 0 ? 0 : round(p.plannedSteps() / (double) steps));
                         });
         s.put(
                 "votesCast",
@@ -304,6 +330,39 @@ record RunReport(
                         outcome.records().stream().mapToLong(r -> r.tokens().length).sum()
                                 / seconds));
         return s;
+    }
+
+    /**
+     * The population prior's public description (its parameters and the size of the released table,
+     * both part of the release), when the run released or reused one.
+     */
+    private void putPrior(ObjectNode s) {
+        if (!cfg.ensemble().fromRecords() || cfg.records().teacher().priorFile().isEmpty()) {
+            return;
+        }
+        ObjectNode p = s.putObject("populationPrior");
+        String file = cfg.records().teacher().priorFile();
+        p.put("file", java.nio.file.Path.of(file).getFileName().toString());
+        try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of(file))) {
+            p.put("ngrams", lines.filter(l -> !l.isBlank()).count());
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            p.putNull("ngrams");
+        }
+        var plan = CoreBindings.priorPlan(cfg);
+        if (plan == null) {
+            p.put("kind", "reused"); // teacher.prior-file of an earlier release: no charge here
+            return;
+        }
+        var x = plan.extraction(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        p.put("kind", "dp-ngram");
+        p.put("share", plan.share());
+        p.put("perUser", x.perUser());
+        p.put("maxLength", x.maxLength());
+        p.put("sigma", x.sigma());
+        p.put("threshold", x.threshold());
+        p.put(
+                "delta",
+                org.hotpate.core.privacy.RdpAccountant.deltaOf(x.event(cfg.budget().epsilon())));
     }
 
     /** A finite number, or null (∞: no guarantee; NaN: not applicable). */

@@ -53,7 +53,7 @@ import org.hotpate.protocol.TeacherIds;
  * operator.json} and {@code ledger.jsonl}.
  */
 public final class RunSession implements AutoCloseable {
-    private final JobConfig cfg;
+    private JobConfig cfg; // teacher.prior-file is set once the prior is released
     private final RecordsLoader.Batch batch; // records runs only
     private final String runId;
     private final EmbeddedKafka kafka;
@@ -66,6 +66,7 @@ public final class RunSession implements AutoCloseable {
     private String account; // the ledger account: the run id, or a resumed fork's
     private String savepoint; // where stopWithSavepoint left the run (null: not stopped so)
     private final Resume resume;
+    private PriorRelease.Released priorRelease; // null: the run has no population prior
     private volatile boolean stopRequested;
     private boolean closed;
     private TeacherWorker worker;
@@ -250,12 +251,43 @@ public final class RunSession implements AutoCloseable {
         datasetLedger.requireRoom(prior);
     }
 
+    /**
+     * {@code teacher.prior: dp-ngram}: releases the population prior once the dataset admitted the
+     * run (so a refused run never draws one); the accountant charges it before the first step.
+     */
+    private void releasePrior() throws java.io.IOException {
+        priorRelease = PriorRelease.release(cfg, runId, resume != null);
+        if (priorRelease == null) {
+            return;
+        }
+        cfg = priorRelease.config();
+        var x = priorRelease.extraction();
+        System.err.printf(
+                java.util.Locale.ROOT,
+                "hotpate run: population prior (teacher.prior dp-ngram): %d n-grams of up to %d"
+                        + " tokens released, k %d per user, sigma %.1f, threshold %d, %.0f%% of"
+                        + " the run's Renyi budget -> %s%n",
+                priorRelease.ngrams(),
+                x.maxLength(),
+                x.perUser(),
+                x.sigma(),
+                x.threshold(),
+                100 * cfg.records().teacher().priorShare(),
+                priorRelease.file());
+    }
+
+    /** The run's population prior release, or null. */
+    public PriorRelease.Released priorRelease() {
+        return priorRelease;
+    }
+
     private void launch(UnaryOperator<DataStream<Vote>> voteTap) throws Exception {
         JobConfig.Topics t = cfg.kafka().topics();
         if (datasetLedger == null) {
             datasetLedger = DatasetLedger.open(cfg, client);
             composePrior();
         }
+        releasePrior();
         KafkaIo.createTopics(
                 client, t.names(Topic.CREATED_WITH_RUN), cfg.kafka().partitions(), Map.of());
         distributionsAtStart =
@@ -496,6 +528,11 @@ public final class RunSession implements AutoCloseable {
                                     + st
                                     + (st == JobStatus.FAILED ? " (see the log)" : "");
                 });
+    }
+
+    /** Whether the last await gave up on the stall detector ({@code output.stall-checkpoints}). */
+    public boolean stalled() {
+        return follower.stalled();
     }
 
     public String progressLine() {

@@ -244,4 +244,42 @@ class RunBudgetTest {
                         "d", List.of(first.record("run-1", true, "gnmax", 1, 1)), "run-2");
         assertThat(RunBudget.capPlannedAfterUse(planned, capped)).isFalse();
     }
+
+    @Test
+    void aPopulationPriorIsChargedFirstAndOnce_andLeavesTheReleaseCountAlone() {
+        PrivacyEvent cheap = new PrivacyEvent.Gaussian(40.0, Math.sqrt(2)); // ~100s of releases
+        PriorPlan plan = new PriorPlan(3, 8, 0.25);
+        PrivacyEvent prior = plan.event(TWO, cheap);
+        RunBudget without = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap);
+        RunBudget with = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap, prior);
+        assertThat(with.releases()).isZero();
+        assertThat(with.runEpsilon()).isGreaterThan(0);
+        int a = 0;
+        while (without.admit(cheap)) {
+            a++;
+        }
+        int b = 0;
+        while (with.admit(cheap)) {
+            b++;
+        }
+        assertThat(with.runEpsilon()).isLessThanOrEqualTo(2.0);
+        // the prior took about a quarter of the Renyi budget at the filter's order
+        assertThat((double) b / a).isBetween(0.70, 0.78);
+        assertThat(with.releases()).isEqualTo(b);
+        // a restore holds the prior's charge already: it is not charged again
+        RunBudget restored =
+                RunBudget.restore(TWO, DatasetPrior.empty("d"), cheap, prior, with.snapshot());
+        assertThat(restored.runEpsilon()).isEqualTo(with.runEpsilon());
+        assertThat(restored.canAfford()).isFalse();
+    }
+
+    @Test
+    void aPopulationPriorsDeltaTermHasItsOwnShareOfDelta() {
+        PrivacyEvent prior = new PriorPlan(3, 8, 0.25).event(TWO, STEP);
+        double share = org.hotpate.core.privacy.RdpAccountant.deltaOf(prior);
+        assertThat(share).isPositive().isLessThanOrEqualTo(TWO.delta() * PriorPlan.DELTA_SHARE);
+        assertThat(RunBudget.runConfig(TWO, STEP, prior).approxDeltaShare())
+                .isGreaterThanOrEqualTo(share)
+                .isLessThan(TWO.delta());
+    }
 }

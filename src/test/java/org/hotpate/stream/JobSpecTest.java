@@ -122,6 +122,41 @@ class JobSpecTest {
     }
 
     @Test
+    void aPopulationPriorNeedsWhatItIsChargedTo() {
+        String records =
+                "records: {file: data/spamassassin/private.jsonl.gz, user-field: user,"
+                        + " text-field: subject}\nensemble: {source: records}\n";
+        JobConfig ok =
+                JobSpec.parse(
+                        records
+                                + "teacher: {prior: dp-ngram, prior-per-user: 4}\nbudget:"
+                                + " {epsilon: 4.0}",
+                        "x");
+        assertThat(ok.records().teacher().dpPrior()).isTrue();
+        assertThat(ok.records().teacher().priorPerUser()).isEqualTo(4);
+        assertThat(ok.records().teacher().priorShare()).isEqualTo(0.25);
+        assertThat(CoreBindings.preCharge(ok)).isNotNull();
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        records
+                                                + "teacher: {prior: dp-ngram}\nbudget: {epsilon:"
+                                                + " 4.0, dataset-epsilon: 8.0}",
+                                        "x"))
+                .hasMessageContaining("no budget.dataset-epsilon");
+        assertThatThrownBy(
+                        () ->
+                                JobSpec.parse(
+                                        "ensemble: {source: planet-z}\nteacher: {prior: dp-ngram}",
+                                        "x"))
+                .hasMessageContaining("ensemble.source: records");
+        assertThatThrownBy(() -> JobSpec.parse(records + "teacher: {prior-share: 1.0}", "x"))
+                .hasMessageContaining("teacher.prior-share");
+        assertThatThrownBy(() -> JobSpec.parse(records + "teacher: {prior: laplace}", "x"))
+                .hasMessageContaining("teacher.prior");
+    }
+
+    @Test
     void unknownKeysAreNamed() {
         assertThatThrownBy(() -> JobSpec.parse("ensemble: {teacher: 5}", "x"))
                 .isInstanceOf(JobSpec.SpecException.class)

@@ -432,6 +432,23 @@ public final class EnsembleBudgetFilter {
         apply(event, add);
     }
 
+    /**
+     * Charges a release made before the run's steps (the population prior, {@code
+     * protocol.PriorPlan}): its cost counts like any release, but it is not a step — the release
+     * and answer counts stay as they are. {@link IllegalStateException}, state unchanged, past the
+     * budget.
+     */
+    public void precharge(PrivacyEvent event) {
+        checkNotNull("event", event);
+        double[] add = RdpAccountant.rdpOf(event, config.grid());
+        Verdict v = judge(add, RdpAccountant.deltaOf(event));
+        checkState(v == Verdict.ADMIT, refusalMessage(event, v));
+        for (int i = 0; i < rdp.length; i++) {
+            rdp[i] += add[i];
+        }
+        approxDelta = Math.min(1, approxDelta + RdpAccountant.deltaOf(event));
+    }
+
     private void apply(PrivacyEvent event, double[] add) {
         if (event instanceof PrivacyEvent.NoOp) {
             return;

@@ -147,7 +147,10 @@ public final class LeverStudy {
         for (RecordsCorpus.Rec r : corpus.records()) {
             byUser.computeIfAbsent(r.user(), k -> new ArrayList<>()).add(r.tokens());
         }
-        NgramModel backoff = pub;
+        // --backoff none: the teachers vote with their own records only (the public file is
+        // still used to measure); public (default) or a DP prior (--prior)
+        NgramModel backoff =
+                "none".equals(System.getProperty("hotpate.study.backoff")) ? null : pub;
         PrivacyEvent priorEvent = null;
         if (priorOption != null) {
             EnsembleBudgetFilter.Config c =

@@ -73,8 +73,33 @@ public final class NgramTeacherOperator
             int publicOrder,
             double publicWeight,
             String textField,
-            long retentionMs)
-            implements java.io.Serializable {}
+            long retentionMs,
+            String priorFile)
+            implements java.io.Serializable {
+        /** Without a population prior: the teachers back off to {@code publicFile}. */
+        public Settings(
+                String tokenizer,
+                int order,
+                int topK,
+                int maxPerUser,
+                String publicFile,
+                int publicOrder,
+                double publicWeight,
+                String textField,
+                long retentionMs) {
+            this(
+                    tokenizer,
+                    order,
+                    topK,
+                    maxPerUser,
+                    publicFile,
+                    publicOrder,
+                    publicWeight,
+                    textField,
+                    retentionMs,
+                    "");
+        }
+    }
 
     private final Settings settings;
     private transient MapState<String, FollowerTable> counts;
@@ -107,9 +132,15 @@ public final class NgramTeacherOperator
                                 new MapStateDescriptor<>("user-records", Types.STRING, Types.INT));
         records = getRuntimeContext().getState(RECORDS);
         Tokenizer t = Tokenizer.named(settings.tokenizer());
+        // A released population prior replaces the public file as every teacher's backoff.
         NgramModel publicModel =
-                PublicModels.load(
-                        settings.publicFile(), settings.textField(), t, settings.publicOrder());
+                settings.priorFile() != null && !settings.priorFile().isEmpty()
+                        ? PublicModels.loadPrior(settings.priorFile(), t)
+                        : PublicModels.load(
+                                settings.publicFile(),
+                                settings.textField(),
+                                t,
+                                settings.publicOrder());
         ContextStore store =
                 new ContextStore() {
                     @Override

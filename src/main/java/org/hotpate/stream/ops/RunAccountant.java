@@ -64,8 +64,10 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     /**
      * The run's budget terms, the composition of earlier runs on its dataset, the mechanism's
      * worst-case event (what every release is admitted on), whether it is DP, the accounting mode,
-     * the local ledger directory (null: no local writes) and the durable ledger account the run
-     * charges (null: its run id; a resumed fork's own account otherwise).
+     * the local ledger directory (null: no local writes), the durable ledger account the run
+     * charges (null: its run id; a resumed fork's own account otherwise) and the release made
+     * before the first step (the population prior's, {@link org.hotpate.protocol.PriorPlan}; null:
+     * none).
      */
     public record Settings(
             BudgetTerms terms,
@@ -74,8 +76,29 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             boolean differentiallyPrivate,
             AccountingMode mode,
             String ledgerDir,
-            String ledgerAccount)
+            String ledgerAccount,
+            PrivacyEvent preCharge)
             implements Serializable {
+        /** Without a release before the first step (no population prior). */
+        public Settings(
+                BudgetTerms terms,
+                DatasetPrior prior,
+                PrivacyEvent worstCase,
+                boolean differentiallyPrivate,
+                AccountingMode mode,
+                String ledgerDir,
+                String ledgerAccount) {
+            this(
+                    terms,
+                    prior,
+                    worstCase,
+                    differentiallyPrivate,
+                    mode,
+                    ledgerDir,
+                    ledgerAccount,
+                    null);
+        }
+
         public Settings(
                 BudgetTerms terms,
                 DatasetPrior prior,
@@ -83,7 +106,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                 boolean differentiallyPrivate,
                 AccountingMode mode,
                 String ledgerDir) {
-            this(terms, prior, worstCase, differentiallyPrivate, mode, ledgerDir, null);
+            this(terms, prior, worstCase, differentiallyPrivate, mode, ledgerDir, null, null);
         }
 
         /** The durable ledger account of run {@code runId}. */
@@ -214,9 +237,16 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             budget =
                     s == null
                             ? RunBudget.start(
-                                    settings.terms(), settings.prior(), settings.worstCase())
+                                    settings.terms(),
+                                    settings.prior(),
+                                    settings.worstCase(),
+                                    settings.preCharge())
                             : RunBudget.restore(
-                                    settings.terms(), settings.prior(), settings.worstCase(), s);
+                                    settings.terms(),
+                                    settings.prior(),
+                                    settings.worstCase(),
+                                    settings.preCharge(),
+                                    s);
         }
         return budget;
     }

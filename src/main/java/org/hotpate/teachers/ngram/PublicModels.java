@@ -30,6 +30,28 @@ public final class PublicModels {
         return CACHE.computeIfAbsent(key, k -> build(Path.of(file), textField, tokenizer, order));
     }
 
+    /**
+     * The model of a released population prior file ({@link PopulationPrior}; {@code
+     * teacher.prior-file}), built once per JVM and file.
+     */
+    public static NgramModel loadPrior(String file, Tokenizer tokenizer) {
+        String key = "prior|" + file + "|" + tokenizer.name();
+        return CACHE.computeIfAbsent(
+                key,
+                k -> {
+                    try {
+                        return PopulationPrior.model(
+                                PopulationPrior.read(Path.of(file)),
+                                tokenizer.vocabularySize(),
+                                tokenizer.endOfText());
+                    } catch (java.io.IOException e) {
+                        throw new IllegalArgumentException(
+                                "teacher.prior-file " + file + " cannot be read: " + e.getMessage(),
+                                e);
+                    }
+                });
+    }
+
     static NgramModel build(Path file, String textField, Tokenizer tokenizer, int order) {
         NgramModel m =
                 new NgramModel(

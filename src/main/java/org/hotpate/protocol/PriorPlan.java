@@ -1,0 +1,57 @@
+package org.hotpate.protocol;
+
+import static org.hotpate.core.util.Preconditions.checkArgument;
+import static org.hotpate.core.util.Preconditions.checkState;
+
+import java.io.Serializable;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.prior.DpNgramExtraction;
+import org.hotpate.core.privacy.PrivacyEvent;
+
+/**
+ * The population prior a records run releases before its first step ({@code teacher.prior:
+ * dp-ngram}): a DP n-gram table ({@link DpNgramExtraction}) that every teacher then backs off to.
+ * Planned from public inputs only — the run's budget terms and the mechanism's worst case fix the
+ * run filter's order α and its Rényi budget B (as if there were no prior); the prior spends {@code
+ * share}·B at α (σ² = α·length·k / (share·B)) and a δ term of at most δ/20 (its threshold ρ is the
+ * smallest that keeps it so). The run's filter charges the prior's event before anything else
+ * ({@link RunBudget}), so the run's (ε, δ) covers the prior and every release after it: adaptive
+ * composition in one Rényi filter (Feldman &amp; Zrnic 2021, Thm 3.1, the filter the run already
+ * keeps), plus the δ term (docs/proofs/dp-ngram-prior.md).
+ *
+ * @param length the longest n-gram (the teachers' order)
+ * @param perUser k, the distinct n-grams of each length a user contributes
+ * @param share the share of B the prior spends, in (0, 1)
+ */
+public record PriorPlan(int length, int perUser, double share) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** The share of δ the prior's δ term may use. */
+    public static final double DELTA_SHARE = 1.0 / 20;
+
+    public PriorPlan {
+        checkArgument(
+                share > 0 && share < 1, "teacher.prior-share must be in (0, 1); got " + share);
+        checkArgument(perUser >= 1, "teacher.prior-per-user must be >= 1; got " + perUser);
+        checkArgument(length >= 1 && length <= 8, "prior length must be in [1, 8]; got " + length);
+    }
+
+    /** The extraction this run releases (its σ, ρ and k), for these public inputs. */
+    public DpNgramExtraction extraction(BudgetTerms terms, PrivacyEvent worst) {
+        EnsembleBudgetFilter.Config c = RunBudget.runConfig(terms, worst);
+        checkState(
+                c != null, "a population prior needs a finite budget.epsilon and a DP mechanism");
+        return DpNgramExtraction.plan(
+                length,
+                perUser,
+                c.order(),
+                share * c.rdpBudget(),
+                terms.epsilon(),
+                terms.delta() * DELTA_SHARE);
+    }
+
+    /** What the release costs: the run filter charges it first. */
+    public PrivacyEvent event(BudgetTerms terms, PrivacyEvent worst) {
+        return extraction(terms, worst).event(terms.epsilon());
+    }
+}
