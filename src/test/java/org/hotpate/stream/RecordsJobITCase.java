@@ -151,4 +151,41 @@ class RecordsJobITCase {
             assertThat(run.records()).anyMatch(r -> r.text().contains("zebra quantum"));
         }
     }
+
+    /**
+     * teacher.prior: dp-ngram end to end: the driver releases the table into the run's output
+     * directory, the teachers back off to it, and the run's ε covers it from the first release
+     * (never below the prior alone, never above the budget).
+     */
+    @Test
+    void aPopulationPriorIsReleasedOnceAndChargedToTheRun() throws Exception {
+        Path file = RecordsCorpus.write(DIR.resolve("prior-300.jsonl"), "maintainer", 300, 0, 0, 3);
+        JobConfig cfg =
+                config("recs-prior", file, "{name: auto}", "")
+                        .with(JobOptions.TEACHER_PRIOR, "dp-ngram")
+                        .with(JobOptions.TEACHER_PRIOR_PER_USER, 4);
+        try (RunSession run = RunSession.start(cfg, null)) {
+            assertThat(run.await(Duration.ofSeconds(180), null)).as("run completes").isTrue();
+            com.fasterxml.jackson.databind.node.ObjectNode summary = run.finish();
+            Path prior = run.outputDir().resolve("prior.jsonl").toAbsolutePath();
+            var table = org.hotpate.teachers.ngram.PopulationPrior.read(prior);
+            assertThat(table.released()).isPositive();
+            assertThat(run.config().records().teacher().priorFile()).isEqualTo(prior.toString());
+            assertThat(summary.path("populationPrior").path("ngrams").asLong())
+                    .isEqualTo(table.released());
+            assertThat(summary.path("populationPrior").path("kind").asText()).isEqualTo("dp-ngram");
+            org.hotpate.core.privacy.PrivacyEvent pre = CoreBindings.preCharge(run.config());
+            var alone =
+                    org.hotpate.core.accounting.EnsembleBudgetFilter.create(
+                            org.hotpate.protocol.RunBudget.runConfig(
+                                    run.config().budget().terms(),
+                                    CoreBindings.worstCaseEvent(run.config()),
+                                    pre));
+            alone.precharge(pre);
+            assertThat(run.epsilon())
+                    .isGreaterThanOrEqualTo(alone.spentEpsilon())
+                    .isLessThanOrEqualTo(cfg.budget().epsilon());
+            assertThat(run.records()).hasSize(6);
+        }
+    }
 }
