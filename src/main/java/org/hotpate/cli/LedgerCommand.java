@@ -159,6 +159,15 @@ public final class LedgerCommand implements Command {
             throw new UsageException("--delta must be in (0, 1); got " + delta);
         }
         ObjectNode report = report(where, byDataset, delta);
+        Path localDir =
+                a.has("spec")
+                        ? (where.startsWith("local ")
+                                ? RunCommand.load(Path.of(a.string("spec", null)), null).ledgerDir()
+                                : null)
+                        : a.has("bootstrap") ? null : ledgerDir(a);
+        if (localDir != null) {
+            markHolders(report, localDir, dataset);
+        }
         if (a.flag("json")) {
             out.println(JSON.writeValueAsString(report));
         } else {
@@ -357,6 +366,46 @@ public final class LedgerCommand implements Command {
         return r;
     }
 
+    /**
+     * Marks the run holding each dataset of a local ledger (a live driver, or an orphaned cluster
+     * job that may still spend: issue 31); a holder without an entry yet gets a row of its own.
+     */
+    private static void markHolders(ObjectNode report, Path dir, String only) {
+        ArrayNode datasets = (ArrayNode) report.get("datasets");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (var d : datasets) {
+            seen.add(d.get("dataset").asText());
+            DatasetLedger.localHold(dir, d.get("dataset").asText())
+                    .ifPresent(h -> markHolder((ObjectNode) d, h));
+        }
+        if (only != null && !seen.contains(only)) {
+            DatasetLedger.localHold(dir, only)
+                    .ifPresent(
+                            h -> {
+                                ObjectNode d = datasets.addObject();
+                                d.put("dataset", only);
+                                d.putArray("runs");
+                                d.put("runCount", 0);
+                                d.putNull("epsilon");
+                                d.put("epsilonMeaning", "no release recorded yet");
+                                d.put("delta", 0.0);
+                                markHolder(d, h);
+                            });
+        }
+    }
+
+    private static void markHolder(ObjectNode d, DatasetLedger.Hold h) {
+        ObjectNode held = d.putObject("heldBy");
+        held.put("runId", h.runId());
+        held.put("status", h.status());
+        held.put("orphaned", h.orphaned());
+        for (var o : d.get("runs")) {
+            if (o.get("runId").asText().equals(h.runId())) {
+                ((ObjectNode) o).put("status", h.status());
+            }
+        }
+    }
+
     private static void number(ObjectNode o, String key, double v) {
         if (Double.isFinite(v)) {
             o.put(key, v);
@@ -387,6 +436,13 @@ public final class LedgerCommand implements Command {
                                 o.get("releases").asLong(),
                                 fmt(o.get("epsilon")),
                                 o.get("delta").asText()));
+            }
+            if (d.has("heldBy")) {
+                sb.append(
+                        String.format(
+                                "  held by run %s: %s%n",
+                                d.get("heldBy").get("runId").asText(),
+                                d.get("heldBy").get("status").asText()));
             }
             sb.append(
                     String.format(
