@@ -741,13 +741,12 @@ public final class DatasetLedger implements AutoCloseable {
                             + prev.flinkRest()
                             + " is "
                             + j.state()
-                            + " and still spends the dataset's budget. Wait for it to end, or"
-                            + " end it: cancel it (curl -X PATCH '"
+                            + " and still spends the dataset's budget (its spending so far is in"
+                            + " the ledger). Wait for it to end, or cancel it: curl -X PATCH '"
                             + prev.flinkRest()
                             + "/jobs/"
                             + j.id()
-                            + "?mode=cancel'), or stop it with a savepoint and resume it with"
-                            + " --from-savepoint";
+                            + "?mode=cancel'";
         } else {
             why =
                     "the state of its Flink job "
