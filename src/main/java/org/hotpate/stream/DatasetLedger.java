@@ -834,6 +834,55 @@ public final class DatasetLedger implements AutoCloseable {
     }
 
     /**
+     * Who holds dataset {@code dataset} of the Kafka ledger on {@code topic}, from its lease
+     * markers ({@code ./hotpate ledger show}): a claim whose driver heartbeats, or a silent one
+     * whose cluster job the JobManager does not report ended (orphaned). Empty when none holds it.
+     */
+    public static java.util.Optional<Hold> leaseHold(
+            Properties client, String topic, String dataset) {
+        try (LedgerMarkersIo m = new LedgerMarkersIo(client, topic, dataset)) {
+            return leaseHold(m, dataset);
+        } catch (RuntimeException e) {
+            return java.util.Optional.of(
+                    new Hold(
+                            "?",
+                            "unknown: the lease markers could not be read (" + e + ")",
+                            false));
+        }
+    }
+
+    private static java.util.Optional<Hold> leaseHold(LedgerMarkersIo m, String dataset) {
+        long now = System.currentTimeMillis();
+        java.util.Optional<DatasetLeases.Claim> holder =
+                DatasetLeases.holder(
+                        DatasetLeases.claims(m.read(dataset, -1)),
+                        now,
+                        LEASE_TIMEOUT.toMillis(),
+                        DatasetLedger::jobMayRun);
+        if (holder.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        DatasetLeases.Claim c = holder.get();
+        boolean silent = now - c.lastMs() > LEASE_TIMEOUT.toMillis();
+        String beat = "last heartbeat " + Math.max(0, (now - c.lastMs()) / 1000) + " s ago";
+        String job =
+                DatasetLeases.remoteJob(c.tag())
+                        .map(j -> "Flink job " + j[1] + " at " + j[0])
+                        .orElse("");
+        return java.util.Optional.of(
+                new Hold(
+                        c.runId(),
+                        silent
+                                ? "running, driver gone (orphaned): "
+                                        + job
+                                        + " not reported ended ("
+                                        + beat
+                                        + ")"
+                                : "running (" + beat + (job.isEmpty() ? "" : ", " + job) + ")",
+                        silent));
+    }
+
+    /**
      * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
      * not report it ended (unreachable counts as ended: a cluster that is down runs nothing).
      */
