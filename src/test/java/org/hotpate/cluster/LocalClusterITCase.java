@@ -48,10 +48,10 @@ import org.junit.jupiter.api.Timeout;
  * TaskManagers with two slots each and a KRaft broker, each its own JVM, from the jars in
  * target/cluster-lib), one cluster for the class. Each test runs a small Planet-Z spec on it,
  * injects one fault from outside the job — kill -9 of a TaskManager, a broker restart, kill and
- * restart of the teacher worker process, stop with a savepoint and resume — and then checks the
- * run's output files as a user would: the run completes, every sequence appears once in {@code
- * records.jsonl}, no (sequence, step, attempt) is charged twice in {@code ledger.jsonl}, ε ≤
- * budget. The job is a black box here.
+ * restart of the teacher worker process, stop with a savepoint and resume, kill -9 of the driver
+ * while its job runs — and then checks the run's output files as a user would: the run completes,
+ * every sequence appears once in {@code records.jsonl}, no (sequence, step, attempt) is charged
+ * twice in {@code ledger.jsonl}, ε ≤ budget. The job is a black box here.
  *
  * <p>Needs {@code mvn package} first (failsafe runs after it): the cluster jars and the slim job
  * jar.
