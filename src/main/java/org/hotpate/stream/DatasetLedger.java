@@ -30,9 +30,11 @@ import org.hotpate.protocol.TeacherIds;
  * end for the summary's {@code dataset_epsilon}.
  *
  * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
- * mode holds an exclusive lock on the dataset's directory for the life of the run; Kafka mode
- * creates the compacted topic when missing and takes the dataset's lease ({@link #acquire}). Either
- * way a second run on the dataset is refused while one holds it.
+ * mode holds an exclusive lock on the dataset's directory for the life of the driver, and records
+ * in the lock file the run and its cluster job, which outlives the driver ({@link LocalHold}: a
+ * later run refuses while that job may run); Kafka mode creates the compacted topic when missing
+ * and takes the dataset's lease ({@link #acquire}). Either way a second run on the dataset is
+ * refused while one holds it. The driver never writes a run's entry: the job does.
  */
 public final class DatasetLedger implements AutoCloseable {
     /**
