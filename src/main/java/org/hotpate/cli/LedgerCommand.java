@@ -108,12 +108,15 @@ public final class LedgerCommand implements Command {
         String dataset = a.string("dataset", null);
         List<BudgetRecord> records;
         String where;
+        // Who holds each dataset now (a live driver, or an orphaned cluster job: issue 31).
+        java.util.function.Function<String, java.util.Optional<DatasetLedger.Hold>> holders;
         if (a.has("spec")) {
             JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
             dataset = dataset == null ? cfg.datasetId() : dataset;
             if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
                 where = "local " + cfg.ledgerDir();
                 records = BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset);
+                holders = d -> DatasetLedger.localHold(cfg.ledgerDir(), d);
             } else {
                 if (cfg.kafka().embedded()) {
                     throw new UsageException(
@@ -133,19 +136,20 @@ public final class LedgerCommand implements Command {
                                 JobConfig.of(cfg.values().with(JobOptions.BUDGET_DATASET, dataset)),
                                 client);
                 where += " + local " + cfg.ledgerDir();
+                holders = d -> DatasetLedger.leaseHold(client, topic, d);
             }
         } else if (a.has("bootstrap")) {
             String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
             where = "kafka " + a.string("bootstrap", null) + " " + topic;
-            records =
-                    BudgetLedgerIo.readTopic(
-                            KafkaIo.clientProperties(a.string("bootstrap", null), new Properties()),
-                            topic,
-                            Duration.ofSeconds(60));
+            Properties client =
+                    KafkaIo.clientProperties(a.string("bootstrap", null), new Properties());
+            records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
+            holders = d -> DatasetLedger.leaseHold(client, topic, d);
         } else {
             Path dir = ledgerDir(a);
             where = "local " + dir.toAbsolutePath();
             records = BudgetLedgerIo.readLocal(dir, dataset);
+            holders = d -> DatasetLedger.localHold(dir, d);
         }
         String only = dataset;
         Map<String, List<BudgetRecord>> byDataset =
@@ -159,6 +163,7 @@ public final class LedgerCommand implements Command {
             throw new UsageException("--delta must be in (0, 1); got " + delta);
         }
         ObjectNode report = report(where, byDataset, delta);
+        markHolders(report, holders, dataset);
         if (a.flag("json")) {
             out.println(JSON.writeValueAsString(report));
         } else {
@@ -357,6 +362,48 @@ public final class LedgerCommand implements Command {
         return r;
     }
 
+    /**
+     * Marks the run holding each dataset (a live driver, or an orphaned cluster job that may still
+     * spend: issue 31); a holder without an entry yet gets a row of its own.
+     */
+    private static void markHolders(
+            ObjectNode report,
+            java.util.function.Function<String, java.util.Optional<DatasetLedger.Hold>> holders,
+            String only) {
+        ArrayNode datasets = (ArrayNode) report.get("datasets");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (var d : datasets) {
+            seen.add(d.get("dataset").asText());
+            holders.apply(d.get("dataset").asText()).ifPresent(h -> markHolder((ObjectNode) d, h));
+        }
+        if (only != null && !seen.contains(only)) {
+            holders.apply(only)
+                    .ifPresent(
+                            h -> {
+                                ObjectNode d = datasets.addObject();
+                                d.put("dataset", only);
+                                d.putArray("runs");
+                                d.put("runCount", 0);
+                                d.putNull("epsilon");
+                                d.put("epsilonMeaning", "no release recorded yet");
+                                d.put("delta", 0.0);
+                                markHolder(d, h);
+                            });
+        }
+    }
+
+    private static void markHolder(ObjectNode d, DatasetLedger.Hold h) {
+        ObjectNode held = d.putObject("heldBy");
+        held.put("runId", h.runId());
+        held.put("status", h.status());
+        held.put("orphaned", h.orphaned());
+        for (var o : d.get("runs")) {
+            if (o.get("runId").asText().equals(h.runId())) {
+                ((ObjectNode) o).put("status", h.status());
+            }
+        }
+    }
+
     private static void number(ObjectNode o, String key, double v) {
         if (Double.isFinite(v)) {
             o.put(key, v);
@@ -387,6 +434,13 @@ public final class LedgerCommand implements Command {
                                 o.get("releases").asLong(),
                                 fmt(o.get("epsilon")),
                                 o.get("delta").asText()));
+            }
+            if (d.has("heldBy")) {
+                sb.append(
+                        String.format(
+                                "  held by run %s: %s%n",
+                                d.get("heldBy").get("runId").asText(),
+                                d.get("heldBy").get("status").asText()));
             }
             sb.append(
                     String.format(

@@ -780,20 +780,29 @@ public final class BudgetLedgerIo {
     public static final class DatasetLock implements AutoCloseable {
         private final FileChannel channel;
         private final FileLock lock;
+        private final String previous;
 
-        private DatasetLock(FileChannel channel, FileLock lock) {
+        private DatasetLock(FileChannel channel, FileLock lock, String previous) {
             this.channel = channel;
             this.lock = lock;
+            this.previous = previous;
         }
 
-        /** Names the run holding the lock (shown to a run refused by it). */
-        public void holder(String runId) throws IOException {
+        /**
+         * What the lock file said when this lock was taken: the last holder's record (a job on a
+         * cluster may outlive the driver whose OS lock went with its process); "" if none.
+         */
+        public String previous() {
+            return previous;
+        }
+
+        /**
+         * Records the holder (shown to a run refused by the lock, and read by the next holder);
+         * durable when this returns.
+         */
+        public void record(String holder) throws IOException {
             channel.truncate(0);
-            channel.write(
-                    ByteBuffer.wrap(
-                            (runId + " pid " + ProcessHandle.current().pid())
-                                    .getBytes(StandardCharsets.UTF_8)),
-                    0);
+            channel.write(ByteBuffer.wrap(holder.getBytes(StandardCharsets.UTF_8)), 0);
             channel.force(false);
         }
 
@@ -807,7 +816,21 @@ public final class BudgetLedgerIo {
         }
     }
 
-    /** Locks {@code <dir>/<dataset>}; throws IllegalStateException when another run holds it. */
+    /** The text of {@code <dir>/<dataset>/.lock} (the last holder's record; "" if none). */
+    public static String lockRecord(Path dir, String dataset) {
+        try {
+            return Files.readString(dir.resolve(dataset).resolve(".lock"), StandardCharsets.UTF_8)
+                    .trim();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * Locks {@code <dir>/<dataset>}; throws IllegalStateException when another live process holds
+     * it. The caller decides whether the previous holder's record ({@link DatasetLock#previous})
+     * still holds the dataset.
+     */
     public static DatasetLock lockLocal(Path dir, String dataset) throws IOException {
         Path d = dir.resolve(dataset);
         Files.createDirectories(d);
@@ -820,14 +843,9 @@ public final class BudgetLedgerIo {
         } catch (OverlappingFileLockException e) {
             lock = null;
         }
+        String holder = lockRecord(dir, dataset);
         if (lock == null) {
             ch.close();
-            String holder = "";
-            try {
-                holder = Files.readString(d.resolve(".lock"), StandardCharsets.UTF_8).trim();
-            } catch (IOException e) {
-                // the message names the lock file anyway
-            }
             throw new IllegalStateException(
                     "dataset '"
                             + dataset
@@ -837,7 +855,7 @@ public final class BudgetLedgerIo {
                             + d.resolve(".lock")
                             + "); one run per dataset at a time — wait for it to end");
         }
-        return new DatasetLock(ch, lock);
+        return new DatasetLock(ch, lock, holder);
     }
 
     /**

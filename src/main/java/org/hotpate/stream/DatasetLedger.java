@@ -19,6 +19,7 @@ import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetLeases;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.LocalHold;
 import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 
@@ -29,9 +30,11 @@ import org.hotpate.protocol.TeacherIds;
  * end for the summary's {@code dataset_epsilon}.
  *
  * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
- * mode holds an exclusive lock on the dataset's directory for the life of the run; Kafka mode
- * creates the compacted topic when missing and takes the dataset's lease ({@link #acquire}). Either
- * way a second run on the dataset is refused while one holds it.
+ * mode holds an exclusive lock on the dataset's directory for the life of the driver, and records
+ * in the lock file the run and its cluster job, which outlives the driver ({@link LocalHold}: a
+ * later run refuses while that job may run); Kafka mode creates the compacted topic when missing
+ * and takes the dataset's lease ({@link #acquire}). Either way a second run on the dataset is
+ * refused while one holds it. The driver never writes a run's entry: the job does.
  */
 public final class DatasetLedger implements AutoCloseable {
     /**
@@ -87,6 +90,7 @@ public final class DatasetLedger implements AutoCloseable {
     private final Properties client; // null in local mode
     private final BudgetLedgerIo.DatasetLock lock; // null in kafka mode
     private Lease lease; // kafka mode, once acquired
+    private LocalHold.Holder holder; // local mode: what the lock file says of this run
 
     private DatasetLedger(JobConfig cfg, Properties client, BudgetLedgerIo.DatasetLock lock) {
         this.cfg = cfg;
@@ -100,15 +104,26 @@ public final class DatasetLedger implements AutoCloseable {
      */
     public static DatasetLedger open(JobConfig cfg, Properties client) {
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            BudgetLedgerIo.DatasetLock lock;
             try {
-                return new DatasetLedger(
-                        cfg, null, BudgetLedgerIo.lockLocal(cfg.ledgerDir(), cfg.datasetId()));
+                lock = BudgetLedgerIo.lockLocal(cfg.ledgerDir(), cfg.datasetId());
             } catch (IllegalStateException e) {
                 throw new DatasetInUseException(e.getMessage());
             } catch (IOException e) {
                 throw new UncheckedIOException(
                         "cannot open the budget ledger in " + cfg.ledgerDir(), e);
             }
+            try {
+                requireNoOrphan(cfg, lock.previous());
+            } catch (RuntimeException e) {
+                try {
+                    lock.close();
+                } catch (IOException ignored) {
+                    // the refusal is what matters; the lock goes with the process anyway
+                }
+                throw e;
+            }
+            return new DatasetLedger(cfg, null, lock);
         }
         String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
         KafkaIo.createTopics(
@@ -539,11 +554,7 @@ public final class DatasetLedger implements AutoCloseable {
      */
     public void acquire(String runId) {
         if (lock != null) {
-            try {
-                lock.holder(runId);
-            } catch (IOException e) {
-                // the lock holds anyway; a refused run just cannot name this one
-            }
+            recordHolder(LocalHold.Holder.embedded(runId, ProcessHandle.current().pid()));
             return;
         }
         if (client == null || lease != null) {
@@ -564,6 +575,9 @@ public final class DatasetLedger implements AutoCloseable {
      * silent the claim stays in force while the job may still run.
      */
     public void jobSubmitted(String flinkRest, String jobId) {
+        if (lock != null) {
+            recordJob(jobId, flinkRest);
+        }
         if (lease != null) {
             lease.tag = DatasetLeases.tag(lease.claimId, flinkRest, jobId);
             lease.beat();
@@ -658,6 +672,216 @@ public final class DatasetLedger implements AutoCloseable {
                 markers.close();
             }
         }
+    }
+
+    /**
+     * Local ledger, before a job is submitted to a cluster: the lock file names the run's job as
+     * pending, so that a driver killed between the submission and {@link #jobSubmitted} still
+     * leaves its job findable (by the run's job name).
+     */
+    public void jobSubmitting(String flinkRest) {
+        if (lock != null) {
+            recordJob(LocalHold.PENDING, flinkRest);
+        }
+    }
+
+    /**
+     * Local ledger: the run's job is known to have ended (the driver saw it in a terminal state),
+     * so the lock file no longer sends later runs to its JobManager.
+     */
+    public void jobEnded() {
+        if (lock != null && holder != null) {
+            recordHolder(LocalHold.Holder.embedded(holder.runId(), holder.pid()));
+        }
+    }
+
+    private void recordJob(String jobId, String flinkRest) {
+        if (holder != null) {
+            recordHolder(new LocalHold.Holder(holder.runId(), holder.pid(), jobId, flinkRest));
+        }
+    }
+
+    private void recordHolder(LocalHold.Holder h) {
+        holder = h;
+        try {
+            lock.record(h.format());
+        } catch (IOException e) {
+            // Without its job in the lock file a later run could not see it once this driver is
+            // gone: refuse to go on rather than leave the dataset unheld.
+            throw new UncheckedIOException("cannot record the holder of " + lockFile(), e);
+        }
+    }
+
+    private java.nio.file.Path lockFile() {
+        return cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
+    }
+
+    /**
+     * Refuses the run (exit 2) while the previous holder of the dataset's lock — its driver gone,
+     * since this process got the OS lock — has a job on a cluster that may still run: the job keeps
+     * spending the dataset, and its spending is in the ledger only as far as its last checkpoint.
+     * Fails closed when the JobManager cannot be asked ({@link LocalHold#verdict}).
+     */
+    static void requireNoOrphan(JobConfig cfg, String previousRecord) {
+        LocalHold.Holder prev = LocalHold.Holder.parse(previousRecord).orElse(null);
+        if (prev == null || !prev.onCluster()) {
+            return;
+        }
+        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(prev.flinkRest());
+        LocalHold.Verdict v = LocalHold.verdict(prev, listing.jobs());
+        if (!v.holds()) {
+            return;
+        }
+        String why;
+        if (v == LocalHold.Verdict.RUNNING) {
+            LocalHold.Job j =
+                    LocalHold.runningJob(prev, listing.jobs().orElseThrow()).orElseThrow();
+            why =
+                    "its Flink job "
+                            + j.id()
+                            + " at "
+                            + prev.flinkRest()
+                            + " is "
+                            + j.state()
+                            + " and still spends the dataset's budget (its spending so far is in"
+                            + " the ledger). Wait for it to end, or cancel it: curl -X PATCH '"
+                            + prev.flinkRest()
+                            + "/jobs/"
+                            + j.id()
+                            + "?mode=cancel'";
+        } else {
+            why =
+                    "the state of its Flink job "
+                            + prev.jobId()
+                            + " at "
+                            + prev.flinkRest()
+                            + " cannot be read ("
+                            + listing.error()
+                            + "), so it may still spend the dataset's budget (fail closed). Start"
+                            + " that cluster again so its JobManager answers, or — only if that"
+                            + " job is known to have ended — delete "
+                            + cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
+        }
+        throw new DatasetInUseException(
+                "dataset '"
+                        + cfg.datasetId()
+                        + "' is in use by run "
+                        + prev.runId()
+                        + ": its driver (pid "
+                        + prev.pid()
+                        + ") is gone, but "
+                        + why
+                        + " (see ./hotpate ledger show --dataset "
+                        + cfg.datasetId()
+                        + ")");
+    }
+
+    /** The run holding a local dataset now, and what it is doing ({@link #localHold}). */
+    public record Hold(String runId, String status, boolean orphaned) {}
+
+    /**
+     * Who holds dataset {@code dataset} of the local ledger in {@code dir}, read from its lock file
+     * without taking the lock ({@code ./hotpate ledger show}): a live driver, or a job on a cluster
+     * whose driver is gone (orphaned) and that may still run. Empty when nothing holds it.
+     */
+    public static java.util.Optional<Hold> localHold(java.nio.file.Path dir, String dataset) {
+        LocalHold.Holder h =
+                LocalHold.Holder.parse(BudgetLedgerIo.lockRecord(dir, dataset)).orElse(null);
+        if (h == null) {
+            return java.util.Optional.empty();
+        }
+        boolean driverAlive =
+                ProcessHandle.of(h.pid())
+                        .filter(ProcessHandle::isAlive)
+                        // a reused pid is some other program
+                        .flatMap(p -> p.info().command())
+                        .map(c -> c.contains("java"))
+                        .orElse(false);
+        String job = h.onCluster() ? "Flink job " + h.jobId() + " at " + h.flinkRest() : null;
+        if (driverAlive) {
+            return java.util.Optional.of(
+                    new Hold(
+                            h.runId(),
+                            "running (driver pid "
+                                    + h.pid()
+                                    + (job == null ? "" : ", " + job)
+                                    + ")",
+                            false));
+        }
+        if (!h.onCluster()) {
+            return java.util.Optional.empty();
+        }
+        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(h.flinkRest());
+        LocalHold.Verdict v = LocalHold.verdict(h, listing.jobs());
+        if (v == LocalHold.Verdict.ENDED) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(
+                new Hold(
+                        h.runId(),
+                        v == LocalHold.Verdict.RUNNING
+                                ? "running, driver gone (orphaned): Flink job "
+                                        + LocalHold.runningJob(h, listing.jobs().orElseThrow())
+                                                .map(j -> j.id() + " " + j.state())
+                                                .orElseThrow()
+                                        + " at "
+                                        + h.flinkRest()
+                                        + "; its entry is what its checkpoints wrote so far"
+                                : "driver gone (orphaned), "
+                                        + job
+                                        + ": state unknown ("
+                                        + listing.error()
+                                        + "); holds the dataset (fail closed)",
+                        true));
+    }
+
+    /**
+     * Who holds dataset {@code dataset} of the Kafka ledger on {@code topic}, from its lease
+     * markers ({@code ./hotpate ledger show}): a claim whose driver heartbeats, or a silent one
+     * whose cluster job the JobManager does not report ended (orphaned). Empty when none holds it.
+     */
+    public static java.util.Optional<Hold> leaseHold(
+            Properties client, String topic, String dataset) {
+        try (LedgerMarkersIo m = new LedgerMarkersIo(client, topic, dataset)) {
+            return leaseHold(m, dataset);
+        } catch (RuntimeException e) {
+            return java.util.Optional.of(
+                    new Hold(
+                            "?",
+                            "unknown: the lease markers could not be read (" + e + ")",
+                            false));
+        }
+    }
+
+    private static java.util.Optional<Hold> leaseHold(LedgerMarkersIo m, String dataset) {
+        long now = System.currentTimeMillis();
+        java.util.Optional<DatasetLeases.Claim> holder =
+                DatasetLeases.holder(
+                        DatasetLeases.claims(m.read(dataset, -1)),
+                        now,
+                        LEASE_TIMEOUT.toMillis(),
+                        DatasetLedger::jobMayRun);
+        if (holder.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        DatasetLeases.Claim c = holder.get();
+        boolean silent = now - c.lastMs() > LEASE_TIMEOUT.toMillis();
+        String beat = "last heartbeat " + Math.max(0, (now - c.lastMs()) / 1000) + " s ago";
+        String job =
+                DatasetLeases.remoteJob(c.tag())
+                        .map(j -> "Flink job " + j[1] + " at " + j[0])
+                        .orElse("");
+        return java.util.Optional.of(
+                new Hold(
+                        c.runId(),
+                        silent
+                                ? "running, driver gone (orphaned): "
+                                        + job
+                                        + " not reported ended ("
+                                        + beat
+                                        + ")"
+                                : "running (" + beat + (job.isEmpty() ? "" : ", " + job) + ")",
+                        silent));
     }
 
     /**

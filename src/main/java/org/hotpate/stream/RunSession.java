@@ -38,6 +38,7 @@ import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
 import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.LocalHold;
 import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 
@@ -329,12 +330,15 @@ public final class RunSession implements AutoCloseable {
                                                                 b.sourceId()),
                                                         b.directory()))),
                 voteTap);
-        submittedMs = System.currentTimeMillis();
-        job = env.executeAsync("hotpate " + runId);
+        String rest = "http://" + cfg.flink().host() + ":" + cfg.flink().port();
         if (!cfg.flink().embedded()) {
-            datasetLedger.jobSubmitted(
-                    "http://" + cfg.flink().host() + ":" + cfg.flink().port(),
-                    job.getJobID().toString());
+            // A cluster job outlives this driver: the dataset's hold names it before it exists.
+            datasetLedger.jobSubmitting(rest);
+        }
+        submittedMs = System.currentTimeMillis();
+        job = env.executeAsync(LocalHold.jobName(runId));
+        if (!cfg.flink().embedded()) {
+            datasetLedger.jobSubmitted(rest, job.getJobID().toString());
         }
         // Next to the job's retained checkpoints: --from-savepoint <state-dir>/<job-id>/chk-N
         // finds the run it belongs to.
@@ -670,6 +674,27 @@ public final class RunSession implements AutoCloseable {
         }
     }
 
+    /** Whether the job reached a terminal state within a few seconds (a cancel takes a moment). */
+    private boolean jobEnded() {
+        long deadline = System.currentTimeMillis() + 15_000;
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                if (job.getJobStatus()
+                        .get(5, java.util.concurrent.TimeUnit.SECONDS)
+                        .isGloballyTerminalState()) {
+                    return true;
+                }
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (Exception e) {
+                return false; // unknown: the hold stays on the job (fail closed)
+            }
+        }
+        return false;
+    }
+
     private void cancelJob() {
         if (job != null) {
             try {
@@ -689,6 +714,9 @@ public final class RunSession implements AutoCloseable {
         }
         closed = true;
         cancelJob();
+        if (datasetLedger != null && job != null && !cfg.flink().embedded() && jobEnded()) {
+            datasetLedger.jobEnded(); // else the hold keeps asking the JobManager about the job
+        }
         if (worker != null) {
             worker.close();
             try {

@@ -72,6 +72,45 @@ class LedgerCommandTest {
         assertThat(composed).isGreaterThan(Math.max(a, c)).isLessThan(a + c);
     }
 
+    /**
+     * Issue 31: {@code ledger show} marks the run holding a dataset — a live driver, or an orphaned
+     * cluster job (its driver gone) whose JobManager cannot say it ended — from the lock file.
+     */
+    @Test
+    void marksTheRunHoldingEachDataset() throws Exception {
+        BudgetTerms b = new BudgetTerms(2.0, 1e-6, 3.0);
+        PrivacyEvent e = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
+        RunBudget run = RunBudget.start(b, DatasetPrior.empty("D"), e);
+        assertThat(run.admit(e)).isTrue();
+        BudgetLedgerIo.writeLocal(dir, run.record("run-a", true, "gnmax", 1, 1));
+        java.nio.file.Files.writeString(
+                dir.resolve("D").resolve(".lock"), "run-a pid " + ProcessHandle.current().pid());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(out, err, "ledger", "show", "--ledger-dir", dir.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("held by run run-a: running (driver pid");
+        java.nio.file.Files.writeString(
+                dir.resolve("D").resolve(".lock"),
+                "run-a pid 999999999 job 0123abcd at http://127.0.0.1:1");
+        out.reset();
+        assertThat(exec(out, err, "ledger", "show", "--ledger-dir", dir.toString(), "--json"))
+                .isZero();
+        JsonNode held =
+                new ObjectMapper()
+                        .readTree(out.toString(StandardCharsets.UTF_8))
+                        .get("datasets")
+                        .get(0)
+                        .get("heldBy");
+        assertThat(held.get("runId").asText()).isEqualTo("run-a");
+        assertThat(held.get("orphaned").asBoolean()).isTrue();
+        assertThat(held.get("status").asText()).contains("driver gone (orphaned)");
+        java.nio.file.Files.writeString(dir.resolve("D").resolve(".lock"), "run-a pid 999999999");
+        out.reset();
+        assertThat(exec(out, err, "ledger", "show", "--ledger-dir", dir.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("held by");
+    }
+
     @Test
     void badArgumentsExit2() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -48,10 +48,10 @@ import org.junit.jupiter.api.Timeout;
  * TaskManagers with two slots each and a KRaft broker, each its own JVM, from the jars in
  * target/cluster-lib), one cluster for the class. Each test runs a small Planet-Z spec on it,
  * injects one fault from outside the job — kill -9 of a TaskManager, a broker restart, kill and
- * restart of the teacher worker process, stop with a savepoint and resume — and then checks the
- * run's output files as a user would: the run completes, every sequence appears once in {@code
- * records.jsonl}, no (sequence, step, attempt) is charged twice in {@code ledger.jsonl}, ε ≤
- * budget. The job is a black box here.
+ * restart of the teacher worker process, stop with a savepoint and resume, kill -9 of the driver
+ * while its job runs — and then checks the run's output files as a user would: the run completes,
+ * every sequence appears once in {@code records.jsonl}, no (sequence, step, attempt) is charged
+ * twice in {@code ledger.jsonl}, ε ≤ budget. The job is a black box here.
  *
  * <p>Needs {@code mvn package} first (failsafe runs after it): the cluster jars and the slim job
  * jar.
@@ -424,6 +424,207 @@ class LocalClusterITCase {
     }
 
     // ---- faults ----
+
+    /**
+     * Issue 31 and issue 30 item 4: a job whose driver is killed (kill -9) keeps running on the
+     * cluster, so it must keep holding its dataset and its spending must be in the ledger whoever
+     * watches it. A Planet-Z spec on its own dataset (per-run ε 2.0, {@code dataset-epsilon: 2.5},
+     * 2,000 sequences, a local ledger of its own) is started as a separate driver process; once the
+     * job's write-ahead has recorded releases, the driver is killed. While the orphaned job runs, a
+     * second run on the dataset exits 2 naming the job, and {@code ledger show} marks it orphaned.
+     * Once the job is cancelled, {@code ledger show} lists it with at least every release committed
+     * on the results topic, and a later run is admitted only within the cap. On 4a555fd the
+     * driver's OS lock went with the driver and the second run was admitted.
+     */
+    @Test
+    @Order(7)
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void aJobWhoseDriverIsKilledKeepsItsDatasetAndItsSpendingIsInTheLedger() throws Exception {
+        String name = "orphan";
+        String dataset = "orphan-x";
+        Path ledger = work.resolve("ledger-orphan");
+        Path spec = orphanSpec(name, dataset, ledger);
+        Path out = work.resolve("out-" + name);
+        Path driverErr = work.resolve(name + "-driver.err");
+        Process driver =
+                new ProcessBuilder(
+                                java(),
+                                "-Xmx768m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                Main.class.getName(),
+                                "run",
+                                spec.toString(),
+                                "--cluster",
+                                dir.toString(),
+                                "--out",
+                                out.toString(),
+                                "--quiet")
+                        .redirectOutput(work.resolve(name + "-driver.out").toFile())
+                        .redirectError(driverErr.toFile())
+                        .start();
+        String job;
+        try {
+            job = awaitRunningJob(name, 1);
+            awaitLedgerReleases(ledger, dataset, Duration.ofMinutes(2));
+        } finally {
+            driver.destroyForcibly(); // kill -9: no savepoint, no cancel, no lock release
+            driver.waitFor(30, TimeUnit.SECONDS);
+        }
+        assertThat(rest("/jobs/" + job).path("state").asText())
+                .as("the job outlives its driver")
+                .isEqualTo("RUNNING");
+
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int second =
+                Main.execute(
+                        new String[] {
+                            "run",
+                            spec.toString(),
+                            "--cluster",
+                            dir.toString(),
+                            "--out",
+                            out.toString(),
+                            "--quiet"
+                        },
+                        new PrintStream(new ByteArrayOutputStream()),
+                        new PrintStream(err, true));
+        assertThat(second).as("a second run while the orphan runs; stderr:\n" + err).isEqualTo(2);
+        assertThat(err.toString()).contains("is in use by run " + name + "-").contains(job);
+        String shown = ledgerShow(dataset, ledger);
+        assertThat(shown).contains("orphaned").contains(job);
+
+        HTTP.send(
+                java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create(info.rest() + "/jobs/" + job + "?mode=cancel"))
+                        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding());
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (!rest("/jobs/" + job).path("state").asText().equals("CANCELED")
+                && System.currentTimeMillis() < deadline) {
+            sleep(500);
+        }
+        List<org.hotpate.model.BudgetRecord> entries =
+                org.hotpate.io.BudgetLedgerIo.readLocal(ledger, dataset);
+        assertThat(entries).hasSize(1);
+        org.hotpate.model.BudgetRecord orphan = entries.get(0);
+        long committed = committedReleases(topic(name, "results"), orphan.runId());
+        assertThat(committed).as("the orphan's releases on the results topic").isPositive();
+        assertThat(orphan.releases())
+                .as("the job's own entry covers every release it made visible")
+                .isGreaterThanOrEqualTo(committed);
+        assertThat(ledgerShow(dataset, ledger)).doesNotContain("held by").contains(orphan.runId());
+
+        // Once the job ended the dataset is free, and a later run composes with the orphan.
+        err.reset();
+        int third =
+                Main.execute(
+                        new String[] {
+                            "run",
+                            spec.toString(),
+                            "--cluster",
+                            dir.toString(),
+                            "--out",
+                            out.toString(),
+                            "--quiet"
+                        },
+                        new PrintStream(new ByteArrayOutputStream()),
+                        new PrintStream(err, true));
+        assertThat(err.toString()).doesNotContain("is in use");
+        if (third == 2) {
+            assertThat(err.toString()).contains("has no room for this run");
+        } else {
+            assertThat(third).as("stderr:\n" + err).isZero();
+        }
+        String after = ledgerShow(dataset, ledger);
+        Matcher eps = Pattern.compile("composed: epsilon (\\S+)").matcher(after);
+        assertThat(eps.find()).as(after).isTrue();
+        assertThat(Double.parseDouble(eps.group(1))).as(after).isLessThanOrEqualTo(2.5);
+        assertThat(after).contains(orphan.runId());
+    }
+
+    /** A spec whose run lasts minutes (σ 100: many releases per ε), on its own local ledger. */
+    private static Path orphanSpec(String name, String dataset, Path ledger) throws IOException {
+        String yaml =
+                """
+                name: %s
+                ensemble: {id: %s, teachers: 500, kind: homogeneous, source: planet-z, k: 20, seed: 1, payload: sparse, top-k: 64}
+                sampler: {type: coordinated, seed: 42}
+                mechanism: {name: confident-gnmax, params: {sigma1: 100, threshold: 125, sigma2: 100}}
+                budget: {epsilon: 2.0, delta: 1.0e-6, dataset-epsilon: 2.5, ledger-dir: "%s"}
+                generation: {sequences: 2000, concurrency: 20, max-steps: 4, on-fail: resample, max-attempts: 3, step-deadline-ms: 10000}
+                kafka:
+                  mode: external
+                  bootstrap: "%s"
+                  topics: {steps: %s, distributions: %s, results: %s, records: %s, ledger: %s, rejected: %s}
+                flink: {parallelism: 2, checkpoint-interval-ms: 500}
+                output: {dir: %s, timeout-s: 300}
+                """
+                        .formatted(
+                                name,
+                                dataset,
+                                ledger,
+                                info.bootstrap(),
+                                topic(name, "steps"),
+                                topic(name, "distributions"),
+                                topic(name, "results"),
+                                topic(name, "records"),
+                                topic(name, "ledger"),
+                                topic(name, "rejected"),
+                                work.resolve("out-" + name));
+        Path f = work.resolve(name + ".yaml");
+        Files.writeString(f, yaml);
+        return f;
+    }
+
+    /** Waits until the local ledger holds an entry of {@code dataset} with releases. */
+    private static void awaitLedgerReleases(Path ledger, String dataset, Duration timeout)
+            throws IOException {
+        long deadline = System.currentTimeMillis() + timeout.toMillis();
+        while (System.currentTimeMillis() < deadline) {
+            if (org.hotpate.io.BudgetLedgerIo.readLocal(ledger, dataset).stream()
+                    .anyMatch(r -> r.releases() > 0)) {
+                return;
+            }
+            sleep(200);
+        }
+        throw new AssertionError("no ledger entry with releases for " + dataset);
+    }
+
+    /** The released (charged) results of {@code runId} committed on {@code topic}. */
+    private static long committedReleases(String topic, String runId) {
+        long[] n = {0};
+        readCommitted(
+                topic,
+                v -> {
+                    var r = org.hotpate.io.AvroWire.decodeResult(v);
+                    if (r.runId().equals(runId)
+                            && r.outcome() != org.hotpate.model.Outcome.BUDGET_EXHAUSTED) {
+                        n[0]++;
+                    }
+                });
+        return n[0];
+    }
+
+    private static String ledgerShow(String dataset, Path ledger) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        int code =
+                Main.execute(
+                        new String[] {
+                            "ledger",
+                            "show",
+                            "--dataset",
+                            dataset,
+                            "--ledger-dir",
+                            ledger.toString()
+                        },
+                        new PrintStream(o, true),
+                        new PrintStream(e, true));
+        assertThat(code).as(e.toString()).isZero();
+        return o.toString();
+    }
 
     private static void restartBroker() {
         ProcessHandle broker = ProcessHandle.of(ClusterInfo.read(dir).kafka().pid()).orElseThrow();

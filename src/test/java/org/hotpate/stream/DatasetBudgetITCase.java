@@ -208,6 +208,46 @@ class DatasetBudgetITCase {
     }
 
     /**
+     * Issue 31: {@code ledger show} on a Kafka ledger marks the run holding the dataset's lease
+     * while its driver heartbeats, and nothing once the claim is released.
+     */
+    @Test
+    void ledgerShowMarksTheHolderOfAKafkaLedgersLease() throws Exception {
+        JobConfig cfg =
+                JobSpec.parse(
+                        specYaml(spec("ds-held", "ledger: kafka"))
+                                .replace("dataset: D,", "dataset: H,"),
+                        "ds-held");
+        Properties client = KafkaIo.clientProperties(kafka.bootstrapServers(), new Properties());
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
+        try (DatasetLedger held = DatasetLedger.open(cfg, client)) {
+            held.acquire("ds-held-run-1");
+            JsonNode shown =
+                    ledgerShow(
+                                    "--bootstrap",
+                                    kafka.bootstrapServers(),
+                                    "--topic",
+                                    topic,
+                                    "--dataset",
+                                    "H")
+                            .get(0);
+            assertThat(shown.get("heldBy").get("runId").asText()).isEqualTo("ds-held-run-1");
+            assertThat(shown.get("heldBy").get("status").asText())
+                    .startsWith("running (last heartbeat");
+            assertThat(shown.get("heldBy").get("orphaned").asBoolean()).isFalse();
+        }
+        JsonNode after =
+                ledgerShow(
+                        "--bootstrap",
+                        kafka.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--dataset",
+                        "H");
+        assertThat(after).allMatch(d -> !d.has("heldBy"));
+    }
+
+    /**
      * Two runs started at once on one dataset whose ledger is on a shared broker (issue 23, "one
      * authority per dataset"), each with run budget 2.0 under {@code dataset-epsilon: 2.5}: one
      * holds the dataset's lease, the other is refused before anything starts (exit 2 naming the

@@ -183,6 +183,68 @@ class DatasetLedgerTest {
         }
     }
 
+    /** A JobManager that cannot be reached: nothing listens on port 1. */
+    private static final String NO_JOBMANAGER = "http://127.0.0.1:1";
+
+    private void previousHolder(String record) throws Exception {
+        java.nio.file.Files.createDirectories(dir.resolve("D"));
+        java.nio.file.Files.writeString(dir.resolve("D").resolve(".lock"), record);
+    }
+
+    /**
+     * Issue 31: the OS lock went with a dead driver, but its lock file names a cluster job whose
+     * JobManager cannot be asked — the job may still spend, so the run is refused (exit 2) naming
+     * it (fail closed); on 4a555fd the dataset was free as soon as the driver's process died.
+     */
+    @Test
+    void aDeadDriversClusterJobWhoseStateCannotBeReadStillHoldsTheDataset() throws Exception {
+        previousHolder(RUN + " pid 999999999 job 0123abcd at " + NO_JOBMANAGER);
+        for (int i = 0; i < 2; i++) { // the refused run let go of the OS lock
+            assertThatThrownBy(() -> DatasetLedger.open(ensembleSpec(), null))
+                    .isInstanceOf(DatasetLedger.DatasetInUseException.class)
+                    .hasMessageContaining("dataset 'D' is in use by run " + RUN)
+                    .hasMessageContaining("driver (pid 999999999) is gone")
+                    .hasMessageContaining("Flink job 0123abcd at " + NO_JOBMANAGER)
+                    .hasMessageContaining("cannot be read")
+                    .hasMessageContaining(".lock");
+        }
+        assertThat(DatasetLedger.localHold(dir, "D"))
+                .hasValueSatisfying(
+                        h -> {
+                            assertThat(h.orphaned()).isTrue();
+                            assertThat(h.status()).contains("state unknown");
+                        });
+    }
+
+    @Test
+    void aDeadDriverWithoutAClusterJobDoesNotHoldTheDataset() throws Exception {
+        previousHolder(RUN + " pid 999999999"); // an embedded run: its job died with it
+        try (DatasetLedger free = DatasetLedger.open(ensembleSpec(), null)) {
+            assertThat(free.prior("other", true).runs()).isZero();
+        }
+        assertThat(DatasetLedger.localHold(dir, "D")).isEmpty();
+    }
+
+    /** The lock file follows the run: pending before the submission, the job, then cleared. */
+    @Test
+    void theHolderRecordsItsClusterJobFromBeforeTheSubmissionUntilTheJobEnded() {
+        long pid = ProcessHandle.current().pid();
+        try (DatasetLedger held = DatasetLedger.open(ensembleSpec(), null)) {
+            held.acquire(RUN);
+            assertThat(BudgetLedgerIo.lockRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
+            held.jobSubmitting(NO_JOBMANAGER);
+            assertThat(BudgetLedgerIo.lockRecord(dir, "D"))
+                    .isEqualTo(RUN + " pid " + pid + " job pending at " + NO_JOBMANAGER);
+            held.jobSubmitted(NO_JOBMANAGER, "0123abcd");
+            assertThat(BudgetLedgerIo.lockRecord(dir, "D"))
+                    .isEqualTo(RUN + " pid " + pid + " job 0123abcd at " + NO_JOBMANAGER);
+            assertThat(DatasetLedger.localHold(dir, "D"))
+                    .hasValueSatisfying(h -> assertThat(h.status()).startsWith("running (driver"));
+            held.jobEnded();
+            assertThat(BudgetLedgerIo.lockRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
+        }
+    }
+
     @Test
     void aCapAskedForAfterUncappedRunsIsRefused() throws Exception {
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3)); // no dataset cap
