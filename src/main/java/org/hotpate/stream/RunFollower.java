@@ -133,10 +133,16 @@ final class RunFollower {
      */
     private boolean stalledSince(long followSince) {
         long window = (long) cfg.output().stallCheckpoints() * cfg.flink().checkpointIntervalMs();
-        long now = System.currentTimeMillis();
+        return stalled(
+                followSince, firstResultMs, lastProgressMs, System.currentTimeMillis(), window);
+    }
+
+    /** The stall rule (times in ms; {@code firstResultMs} 0: no result yet). */
+    static boolean stalled(
+            long followSince, long firstResultMs, long lastProgressMs, long now, long windowMs) {
         return firstResultMs == 0
-                ? now - followSince > 10 * window
-                : now - Math.max(lastProgressMs, firstResultMs) > window;
+                ? now - followSince > 10 * windowMs
+                : now - Math.max(lastProgressMs, firstResultMs) > windowMs;
     }
 
     /** Whether the last follow gave up because the run stopped moving. */
@@ -222,15 +228,27 @@ final class RunFollower {
         if (firstResultMs == 0) {
             return "-";
         }
-        double secs = (System.currentTimeMillis() - firstResultMs) / 1000.0;
+        return eta(
+                done,
+                n,
+                (System.currentTimeMillis() - firstResultMs) / 1000.0,
+                epsilonAtFirstResult,
+                outcome.epsilon(),
+                cfg.isPrivate() ? cfg.budget().epsilon() : Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * The ETA after {@code secs} seconds since the first result: the sooner of the remaining
+     * sequences at the sequences' rate and the remaining budget at ε's rate since the first result
+     * (ε0 then: a prior's charge comes first); "-" while it cannot be told.
+     */
+    static String eta(int done, int n, double secs, double eps0, double eps, double budget) {
         if (secs < 5) {
             return "-";
         }
         double left = done == 0 ? Double.POSITIVE_INFINITY : (n - done) * secs / done;
-        double eps = outcome.epsilon();
-        double budget = cfg.budget().epsilon();
-        double spent = eps - epsilonAtFirstResult;
-        if (cfg.isPrivate() && Double.isFinite(budget) && spent > 0) {
+        double spent = eps - eps0;
+        if (Double.isFinite(budget) && spent > 0) {
             left = Math.min(left, Math.max(0, budget - eps) * secs / spent);
         }
         if (!Double.isFinite(left)) {

@@ -22,4 +22,28 @@ class RunFollowerTest {
                                 false));
         assertThat(f.progressLine()).contains("ε 0.000/0.124 ");
     }
+
+    @Test
+    void stallRule_countsFromTheLastProgressAndWaitsTenTimesAsLongForTheFirstResult() {
+        long w = 120_000; // 240 checkpoints of 500 ms
+        // no result yet: teachers may still be building
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w, w)).isFalse();
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w + 1, w)).isTrue();
+        // after the first result: from the last new output
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_000 + w, w)).isFalse();
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_001 + w, w)).isTrue();
+        assertThat(RunFollower.stalled(0, 60_000, 0, 60_001 + w, w)).isTrue();
+    }
+
+    @Test
+    void eta_isTheSoonerOfTheSequencesAndTheBudget() {
+        // 100 of 1000 sequences in 100 s: 900 s left by the sequences
+        assertThat(RunFollower.eta(100, 1000, 100, 0, 0.1, 4.0)).isEqualTo("15m00s");
+        // the budget: 1.0 spent since the first result (from 2.0 at it), 1.0 left: 100 s
+        assertThat(RunFollower.eta(100, 1000, 100, 2.0, 3.0, 4.0)).isEqualTo("1m40s");
+        assertThat(RunFollower.eta(0, 1000, 100, 0, 0, 4.0)).isEqualTo("-");
+        assertThat(RunFollower.eta(10, 1000, 2, 0, 0.1, 4.0)).isEqualTo("-");
+        assertThat(RunFollower.eta(1, 100_000, 100, 0, 0, Double.POSITIVE_INFINITY))
+                .isEqualTo("2h46m");
+    }
 }
