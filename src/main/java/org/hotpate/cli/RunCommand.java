@@ -22,7 +22,6 @@ import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.RecordsLoader;
 import org.hotpate.stream.RecordsSpec;
 import org.hotpate.stream.RunMetadata;
 import org.hotpate.stream.RunSession;
@@ -129,29 +128,8 @@ public final class RunCommand implements Command {
             if (stop != null) {
                 stop.watch(run);
             }
-            if (run.recordsBatch() != null) {
-                RecordsLoader.Batch b = run.recordsBatch();
-                err.println(
-                        "hotpate run: records "
-                                + (b.sourceId() == null
-                                        ? "topic " + cfg.records().topic()
-                                        : cfg.records().file()
-                                                + " (source "
-                                                + b.sourceId()
-                                                + (b.loaded()
-                                                        ? ", produced now; rejected lines "
-                                                                + b.fileRejections()
-                                                        : ", already on the topic")
-                                                + ")")
-                                + ": "
-                                + b.records()
-                                + " valid records of "
-                                + b.users()
-                                + " users read in "
-                                + String.format("%.1f", b.seconds())
-                                + " s (operator-only; n = "
-                                + cfg.ensemble().teachers()
-                                + " teachers is public)");
+            if (run.recordsBatch() != null) { // public values only (issue 30 item 8)
+                err.println(RunTexts.recordsLine(cfg, run.recordsBatch(), run.outputDir()));
             }
             err.println(
                     "hotpate run: "
@@ -180,19 +158,15 @@ public final class RunCommand implements Command {
             if (run.stopRequested() && !done) {
                 return stopWithSavepoint(run, savepointDir, args, out, err);
             }
-            if (run.recordsBatch() != null && !Double.isNaN(run.secondsToFirstResult())) {
-                double s = run.secondsToFirstResult();
-                err.println(
-                        String.format(
-                                "hotpate run: teachers built and answering %.1f s after submission"
-                                        + " (first result; ≥ %.0f records/s into %d teachers)",
-                                s, run.recordsBatch().records() / s, cfg.ensemble().teachers()));
-            }
+            double firstResult = run.secondsToFirstResult();
             ObjectNode summary = run.finish();
             out.println(
                     new ObjectMapper()
                             .writerWithDefaultPrettyPrinter()
                             .writeValueAsString(summary));
+            if (run.recordsBatch() != null) { // operator-only: follows the private records
+                RunTexts.writeRecordsFigures(run.outputDir(), run.recordsBatch(), firstResult);
+            }
             RunTexts.report(cfg, run.outputDir(), err);
             err.println("hotpate run: outputs in " + run.outputDir());
             if (!done) {

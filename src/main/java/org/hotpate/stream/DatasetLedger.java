@@ -311,32 +311,25 @@ public final class DatasetLedger implements AutoCloseable {
             List<TeacherSpend> teachers = teacherSpends();
             if (!teachers.isEmpty()) {
                 TeacherSpend t = teachers.get(0);
+                // No count, spending or retirement of any teacher: those depend on each teacher's
+                // private data (threat model, "Per-teacher spending is data-dependent and never
+                // public"), and a refusal reaches whoever started the run (issue 30 item 8).
                 throw new RunRefusedException(
                         "dataset '"
                                 + cfg.datasetId()
-                                + "' is under per-teacher accounting: "
-                                + teachers.size()
-                                + " teacher(s) charged under a per-teacher budget"
-                                + " (budget.per-teacher-epsilon; plan "
+                                + "' is under per-teacher accounting: its teachers are charged"
+                                + " under a per-teacher budget (budget.per-teacher-epsilon; plan "
                                 + t.plan()
-                                + "): up to epsilon "
-                                + Decimals.up(
-                                        teachers.stream()
-                                                .mapToDouble(TeacherSpend::epsilon)
-                                                .max()
-                                                .orElse(0),
-                                        4)
-                                + " each at delta "
+                                + ", delta "
                                 + t.delta()
-                                + ", "
-                                + teachers.stream().filter(TeacherSpend::retired).count()
-                                + " retired. An ensemble run (mechanism "
+                                + "). An ensemble run (mechanism "
                                 + cfg.mechanism().name()
-                                + ") would let retired teachers vote and charge none of them; run"
-                                + " mechanism.name "
+                                + ") would let teachers retired under it vote and charge none of"
+                                + " them; run mechanism.name "
                                 + t.plan().substring(0, Math.max(0, t.plan().indexOf('/')))
                                 + " with the same per-teacher plan, or use another budget.dataset"
-                                + " (see ./hotpate ledger teachers --dataset "
+                                + " (each teacher's spending is operator-only: ./hotpate ledger"
+                                + " teachers --dataset "
                                 + cfg.datasetId()
                                 + ")");
             }
