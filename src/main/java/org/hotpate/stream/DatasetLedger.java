@@ -115,7 +115,14 @@ public final class DatasetLedger implements AutoCloseable {
                 client,
                 List.of(topic),
                 cfg.kafka().partitions(),
-                Map.of(topic, Map.of("cleanup.policy", "compact")));
+                Map.of(
+                        topic,
+                        Map.of(
+                                "cleanup.policy",
+                                "compact",
+                                // the leases' one clock: the broker stamps every marker
+                                "message.timestamp.type",
+                                "LogAppendTime")));
         return new DatasetLedger(cfg, client, null);
     }
 
@@ -588,7 +595,13 @@ public final class DatasetLedger implements AutoCloseable {
                             LedgerMarker.lease(
                                     dataset, runId, tag, true, System.currentTimeMillis()));
             List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
-            long now = System.currentTimeMillis();
+            // "now" is the broker's time of this claim, on the same clock as every other marker
+            long now =
+                    claims.stream()
+                            .filter(c -> c.claimId().equals(claimId))
+                            .mapToLong(DatasetLeases.Claim::lastMs)
+                            .findFirst()
+                            .orElse(DatasetLeases.UNKNOWN_TIME);
             DatasetLeases.Claim holder =
                     DatasetLeases.holder(
                                     claims, now, LEASE_TIMEOUT.toMillis(), DatasetLedger::jobMayRun)
@@ -604,9 +617,14 @@ public final class DatasetLedger implements AutoCloseable {
                                 + dataset
                                 + "' is in use by run "
                                 + holder.runId()
-                                + " (last heartbeat "
-                                + Math.max(0, (now - holder.lastMs()) / 1000)
-                                + " s ago"
+                                + (now == DatasetLeases.UNKNOWN_TIME
+                                                || holder.lastMs() == DatasetLeases.UNKNOWN_TIME
+                                        ? " (the ledger topic does not stamp broker time"
+                                                + " — message.timestamp.type=LogAppendTime — so"
+                                                + " a silent claim cannot lapse"
+                                        : " (last heartbeat "
+                                                + Math.max(0, (now - holder.lastMs()) / 1000)
+                                                + " s ago, broker time")
                                 + DatasetLeases.remoteJob(holder.tag())
                                         .map(j -> ", Flink job " + j[1] + " at " + j[0])
                                         .orElse("")
@@ -655,7 +673,9 @@ public final class DatasetLedger implements AutoCloseable {
 
     /**
      * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
-     * not report it ended (unreachable counts as ended: a cluster that is down runs nothing).
+     * not report it ended or unknown. A JobManager that cannot be reached may still run it (a
+     * partition, a REST address this machine cannot reach): the claim stays in force — fail closed
+     * (issue 30 item 6).
      */
     static boolean jobMayRun(DatasetLeases.Claim c) {
         return DatasetLeases.remoteJob(c.tag())
