@@ -206,14 +206,17 @@ public final class RunCommand implements Command {
         URI rest = URI.create(info.rest());
         return JobConfig.of(
                 cfg.values()
-                        // The local cluster's TaskManagers share this machine's ledger directory:
-                        // `run spec` and `run spec --cluster D` spend one dataset's one ledger.
-                        .with(
-                                JobOptions.BUDGET_LEDGER,
-                                cfg.budget().ledger().orElse(JobConfig.LedgerMode.LOCAL.label()))
+                        // `run spec` and `run spec --cluster D` spend one dataset's one ledger
+                        // (issue 30 item 3): the spec's own ledger — local for a spec without a
+                        // Kafka (the cluster's TaskManagers share this machine's directory), the
+                        // spec's Kafka topic for a spec that names an external Kafka, which then
+                        // stays the run's Kafka.
+                        .with(JobOptions.BUDGET_LEDGER, cfg.ledgerMode().label())
                         .with(JobOptions.FLINK_FILESYSTEM, "shared")
                         .with(JobOptions.KAFKA_MODE, "external")
-                        .with(JobOptions.KAFKA_BOOTSTRAP, info.bootstrap())
+                        .with(
+                                JobOptions.KAFKA_BOOTSTRAP,
+                                cfg.kafka().embedded() ? info.bootstrap() : cfg.kafka().bootstrap())
                         .with(JobOptions.FLINK_MODE, "remote")
                         .with(JobOptions.FLINK_HOST, rest.getHost())
                         .with(JobOptions.FLINK_PORT, rest.getPort())

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.privacy.PrivacyEvent;
@@ -124,6 +125,87 @@ public final class DatasetLedger implements AutoCloseable {
                                 "message.timestamp.type",
                                 "LogAppendTime")));
         return new DatasetLedger(cfg, client, null);
+    }
+
+    /**
+     * One ledger per dataset, whatever the flags (issue 30 item 3): a dataset's ledger is part of
+     * its identity, so a run that would open the dataset in a second store is refused (exit 2)
+     * naming the store that already holds it. Local ledger: refused when the run's Kafka ({@code
+     * kafkaClient}, null with an embedded broker, which starts empty) holds entries of the dataset
+     * on the budget-ledger topic. Kafka ledger: refused when the local ledger directory on this
+     * machine holds entries of the dataset. A store holding none of the dataset's entries is not
+     * opened by this check.
+     */
+    public void requireOneStore(Properties kafkaClient) {
+        String dataset = cfg.datasetId();
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
+        if (lock != null) {
+            if (kafkaClient == null || !topicExists(kafkaClient, topic)) {
+                return;
+            }
+            boolean onTopic =
+                    BudgetLedgerIo.readTopic(kafkaClient, topic, READ_TIMEOUT).stream()
+                                    .anyMatch(r -> r.dataset().equals(dataset))
+                            || BudgetLedgerIo.readTeachersTopic(kafkaClient, topic, READ_TIMEOUT)
+                                    .stream()
+                                    .anyMatch(t -> t.dataset().equals(dataset));
+            if (onTopic) {
+                throw new RunRefusedException(
+                        "dataset '"
+                                + dataset
+                                + "' has its budget ledger on the Kafka topic "
+                                + topic
+                                + " ("
+                                + cfg.kafka().bootstrap()
+                                + "); this run would open it in the local ledger "
+                                + cfg.ledgerDir()
+                                + " too. One ledger per dataset: run it with budget.ledger:"
+                                + " kafka, or use another budget.dataset");
+            }
+            return;
+        }
+        boolean local;
+        try {
+            local =
+                    !BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset).isEmpty()
+                            || !BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset)
+                                    .isEmpty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot read the local budget ledger in " + cfg.ledgerDir(), e);
+        }
+        if (local) {
+            throw new RunRefusedException(
+                    "dataset '"
+                            + dataset
+                            + "' has its budget ledger in the local directory "
+                            + cfg.ledgerDir()
+                            + "; this run would open it on the Kafka topic "
+                            + topic
+                            + " too. One ledger per dataset: run it with budget.ledger: local,"
+                            + " or use another budget.dataset");
+        }
+    }
+
+    private static boolean topicExists(Properties client, String topic) {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(client)) {
+            return admin.listTopics()
+                    .names()
+                    .get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                    .contains(topic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted listing the topics of the run's Kafka", e);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(
+                    "cannot list the topics of the run's Kafka (one ledger per dataset: the"
+                            + " dataset's entries on "
+                            + topic
+                            + " must be checked before a local-ledger run)",
+                    e);
+        }
     }
 
     /**
