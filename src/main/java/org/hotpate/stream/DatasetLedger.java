@@ -486,6 +486,27 @@ public final class DatasetLedger implements AutoCloseable {
         if (entry == null || meta.coversLedger(entry)) {
             return account;
         }
+        return nextFork(records, runId);
+    }
+
+    /**
+     * The ledger account of a deployment of run {@code runId} by an entry point that cannot tell a
+     * restart of the run from a new deployment under the same run id ({@link ClusterJob}: the
+     * Kubernetes operator re-runs {@code main()} with the manifest's fixed run id). The run's own
+     * account when the ledger holds no entry of it; otherwise a fork {@code <runId>~r<k>}, whose
+     * prior includes every earlier account: a redeploy is charged as a new run on top of what the
+     * run spent, never a reset of it (issue 30 item 2, the reset only). An upgrade that restores
+     * the run's state is charged the same way: its restored curve includes the prefix, counted
+     * again (an over-count, never an under-count; the composition of {@link #resumeAccount}).
+     */
+    public String deploymentAccount(String runId) {
+        List<BudgetRecord> records = records();
+        return records.stream().noneMatch(r -> r.runId().equals(runId))
+                ? runId
+                : nextFork(records, runId);
+    }
+
+    private static String nextFork(List<BudgetRecord> records, String runId) {
         int k = 1;
         while (true) {
             String fork = runId + "~r" + k;
