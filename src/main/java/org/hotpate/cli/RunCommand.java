@@ -22,7 +22,6 @@ import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.RecordsLoader;
 import org.hotpate.stream.RecordsSpec;
 import org.hotpate.stream.RunMetadata;
 import org.hotpate.stream.RunSession;
@@ -129,29 +128,8 @@ public final class RunCommand implements Command {
             if (stop != null) {
                 stop.watch(run);
             }
-            if (run.recordsBatch() != null) {
-                RecordsLoader.Batch b = run.recordsBatch();
-                err.println(
-                        "hotpate run: records "
-                                + (b.sourceId() == null
-                                        ? "topic " + cfg.records().topic()
-                                        : cfg.records().file()
-                                                + " (source "
-                                                + b.sourceId()
-                                                + (b.loaded()
-                                                        ? ", produced now; rejected lines "
-                                                                + b.fileRejections()
-                                                        : ", already on the topic")
-                                                + ")")
-                                + ": "
-                                + b.records()
-                                + " valid records of "
-                                + b.users()
-                                + " users read in "
-                                + String.format("%.1f", b.seconds())
-                                + " s (operator-only; n = "
-                                + cfg.ensemble().teachers()
-                                + " teachers is public)");
+            if (run.recordsBatch() != null) { // public values only (issue 30 item 8)
+                err.println(RunTexts.recordsLine(cfg, run.recordsBatch(), run.outputDir()));
             }
             err.println(
                     "hotpate run: "
@@ -182,19 +160,15 @@ public final class RunCommand implements Command {
             if (run.stopRequested() && !done) {
                 return stopWithSavepoint(run, savepointDir, args, out, err);
             }
-            if (run.recordsBatch() != null && !Double.isNaN(run.secondsToFirstResult())) {
-                double s = run.secondsToFirstResult();
-                err.println(
-                        String.format(
-                                "hotpate run: teachers built and answering %.1f s after submission"
-                                        + " (first result; ≥ %.0f records/s into %d teachers)",
-                                s, run.recordsBatch().records() / s, cfg.ensemble().teachers()));
-            }
+            double firstResult = run.secondsToFirstResult();
             ObjectNode summary = run.finish();
             out.println(
                     new ObjectMapper()
                             .writerWithDefaultPrettyPrinter()
                             .writeValueAsString(summary));
+            if (run.recordsBatch() != null) { // operator-only: follows the private records
+                RunTexts.writeRecordsFigures(run.outputDir(), run.recordsBatch(), firstResult);
+            }
             RunTexts.report(cfg, run.outputDir(), err);
             err.println("hotpate run: outputs in " + run.outputDir());
             if (!done && run.stalled()) {
@@ -241,14 +215,17 @@ public final class RunCommand implements Command {
         URI rest = URI.create(info.rest());
         return JobConfig.of(
                 cfg.values()
-                        // The local cluster's TaskManagers share this machine's ledger directory:
-                        // `run spec` and `run spec --cluster D` spend one dataset's one ledger.
-                        .with(
-                                JobOptions.BUDGET_LEDGER,
-                                cfg.budget().ledger().orElse(JobConfig.LedgerMode.LOCAL.label()))
+                        // `run spec` and `run spec --cluster D` spend one dataset's one ledger
+                        // (issue 30 item 3): the spec's own ledger — local for a spec without a
+                        // Kafka (the cluster's TaskManagers share this machine's directory), the
+                        // spec's Kafka topic for a spec that names an external Kafka, which then
+                        // stays the run's Kafka.
+                        .with(JobOptions.BUDGET_LEDGER, cfg.ledgerMode().label())
                         .with(JobOptions.FLINK_FILESYSTEM, "shared")
                         .with(JobOptions.KAFKA_MODE, "external")
-                        .with(JobOptions.KAFKA_BOOTSTRAP, info.bootstrap())
+                        .with(
+                                JobOptions.KAFKA_BOOTSTRAP,
+                                cfg.kafka().embedded() ? info.bootstrap() : cfg.kafka().bootstrap())
                         .with(JobOptions.FLINK_MODE, "remote")
                         .with(JobOptions.FLINK_HOST, rest.getHost())
                         .with(JobOptions.FLINK_PORT, rest.getPort())

@@ -15,6 +15,7 @@ import org.hotpate.eval.Fidelity;
 import org.hotpate.eval.TextOrigin;
 import org.hotpate.eval.records.RecordsEvaluation;
 import org.hotpate.stream.JobConfig;
+import org.hotpate.stream.RecordsLoader;
 import org.hotpate.teachers.ngram.NgramModel;
 import org.hotpate.teachers.ngram.PublicModels;
 import org.hotpate.teachers.text.Tokenizer;
@@ -25,8 +26,15 @@ import org.hotpate.teachers.text.Tokenizer;
  * whose teachers have a {@code teacher.public-file} — the fidelity of the texts (does the output
  * read like the private records rather than the public text; {@link Fidelity}) and the share of
  * started records with at least one private token, added to the operator-only {@code
- * operator.json}. Both figures are computed from private data: they go to the operator's console
- * and file, never to {@code summary.json}.
+ * operator.json}; and a records run's batch figures (valid records, rejected lines, load time, time
+ * to the first result and records/s), also into {@code operator.json}.
+ *
+ * <p>The console holds public values only (issue 30 item 8): released texts, the share of started
+ * records with a private token (from the public {@code records.jsonl}), n and the public
+ * configuration. Every figure computed from the private records — fidelity (scored against the
+ * private records' own model), valid-record and rejected-line counts, times and rates of the
+ * teachers' build — is operator-only: written to {@code operator.json}, and the console says so by
+ * name, never by value.
  */
 final class RunTexts {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,6 +79,56 @@ final class RunTexts {
             }
         }
         return new Texts(texts, started, nonEmpty, tokens);
+    }
+
+    /**
+     * The console line of a records run's batch before the job starts: where the records come from
+     * and n (public); the batch's counts and times are operator-only ({@link
+     * #writeRecordsFigures}).
+     */
+    static String recordsLine(JobConfig cfg, RecordsLoader.Batch b, Path outDir) {
+        return "hotpate run: records "
+                + (b.sourceId() == null
+                        ? "topic " + cfg.records().topic()
+                        : cfg.records().file()
+                                + " (source "
+                                + b.sourceId()
+                                + (b.loaded() ? ", produced now" : ", already on the topic")
+                                + ")")
+                + ": n = "
+                + cfg.ensemble().teachers()
+                + " teachers (public; every user id present); valid-record and rejected-line"
+                + " counts, load time and records/s are operator-only: "
+                + outDir.resolve("operator.json");
+    }
+
+    /**
+     * Adds a records run's batch figures to the operator-only {@code operator.json} (under {@code
+     * records}): valid records, users, the file's rejected lines by reason, the load time, the time
+     * from submission to the first result and the records/s into the teachers it implies (NaN when
+     * no result came). All of them follow the private records.
+     */
+    static void writeRecordsFigures(Path outDir, RecordsLoader.Batch b, double firstResultSeconds)
+            throws IOException {
+        Path op = outDir.resolve("operator.json");
+        ObjectNode o =
+                Files.exists(op)
+                        ? (ObjectNode) JSON.readTree(op.toFile())
+                        : JSON.createObjectNode();
+        ObjectNode r = o.putObject("records");
+        r.put("validRecords", b.records());
+        r.put("users", b.users());
+        r.set("fileRejections", JSON.valueToTree(b.fileRejections()));
+        r.put("loadSeconds", b.seconds());
+        if (Double.isNaN(firstResultSeconds)) {
+            r.putNull("secondsToFirstResult");
+            r.putNull("recordsPerSecond");
+        } else {
+            r.put("secondsToFirstResult", firstResultSeconds);
+            r.put("recordsPerSecond", b.records() / firstResultSeconds);
+        }
+        Files.createDirectories(outDir);
+        JSON.writerWithDefaultPrettyPrinter().writeValue(op.toFile(), o);
     }
 
     /** Prints the sample and, where it can be computed, writes the fidelity into operator.json. */
@@ -142,23 +200,23 @@ final class RunTexts {
             err.println(
                     String.format(
                             Locale.ROOT,
-                            "hotpate run: fidelity %+.3f over %d records (private vs public"
-                                    + " word-bigram log-likelihood ratio per word; operator-only,"
-                                    + " in operator.json); %.0f%% of started records non-empty",
-                            s.fidelity(),
-                            s.scored(),
-                            100 * nonEmptyShare));
+                            "hotpate run: %.0f%% of started records non-empty; fidelity (private vs"
+                                    + " public word-bigram log-likelihood ratio per word, scored"
+                                    + " against the private records) is operator-only: %s",
+                            100 * nonEmptyShare,
+                            op));
+            // Of the released records and the public model only, so public: the diversity and
+            // how often the release was the public model's own top-1. The share equal to a text
+            // found only in the public file is decided against the private texts: operator-only.
             err.println(
                     String.format(
                             Locale.ROOT,
-                            "hotpate run: (operator-only, in operator.json) %d distinct of %d"
-                                    + " non-empty records, the 10 most common %.0f%%; %.1f%% equal"
-                                    + " a text found only in the public file; %.0f%% of released"
-                                    + " tokens were the public model's top-1",
+                            "hotpate run: %d distinct of %d non-empty records, the 10 most common"
+                                    + " %.0f%% of them; %.0f%% of released tokens were the public"
+                                    + " model's top-1 (public-only records: operator.json)",
                             origin.distinct(),
                             origin.nonEmpty(),
                             100 * origin.top10Share(),
-                            100 * origin.publicOnlyShare(),
                             100 * origin.publicTop1Share()));
         } catch (Exception e) {
             err.println("hotpate run: fidelity not computed: " + e.getMessage());

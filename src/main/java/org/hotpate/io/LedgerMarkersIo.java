@@ -17,15 +17,22 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.hotpate.model.LedgerMarker;
+import org.hotpate.protocol.DatasetLeases;
 
 /**
  * The drivers' markers ({@link LedgerMarker}) on the budget-ledger topic. Every marker of a dataset
  * goes to one partition (chosen from the dataset id), so all drivers read them in one order; they
  * are written outside transactions (acks=all, idempotent) and read read_uncommitted up to a known
  * offset, so an open transaction of a job on the topic never hides them.
+ *
+ * <p>Time: a marker read back carries the <b>broker's</b> append time as its {@code atMs} (the
+ * topic is created with {@code message.timestamp.type=LogAppendTime}), never the time its writer
+ * put in it; on a topic that stamps {@code CreateTime} it carries {@link
+ * DatasetLeases#UNKNOWN_TIME}, and a lease then cannot lapse by silence (issue 30 item 6).
  */
 public final class LedgerMarkersIo implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -104,8 +111,21 @@ public final class LedgerMarkersIo implements AutoCloseable {
                         continue;
                     }
                     try {
+                        long brokerMs =
+                                r.timestampType() == TimestampType.LOG_APPEND_TIME
+                                        ? r.timestamp()
+                                        : DatasetLeases.UNKNOWN_TIME;
                         AvroWire.decodeMarker(r.value())
                                 .filter(m -> m.dataset().equals(dataset))
+                                .map(
+                                        m ->
+                                                new LedgerMarker(
+                                                        m.dataset(),
+                                                        m.kind(),
+                                                        m.runId(),
+                                                        m.tag(),
+                                                        m.held(),
+                                                        brokerMs))
                                 .ifPresent(out::add);
                     } catch (AvroWire.UndecodableException e) {
                         throw BudgetLedgerIo.unreadable(topic, r, e);

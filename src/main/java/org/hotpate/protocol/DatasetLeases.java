@@ -18,11 +18,24 @@ import org.hotpate.model.LedgerMarker;
  * <p>A claim is alive while its heartbeats come (within {@code timeoutMs}); a claim whose driver
  * went silent stays in force while {@code jobMayRun} says its job may still run (a job on a remote
  * cluster outlives its driver), otherwise it lapses — an embedded job ends with its driver.
+ *
+ * <p><b>One clock</b> (issue 30 item 6): silence is measured on the broker's clock, never a
+ * driver's. Each marker's time is the time the partition's leader appended it (the ledger topic
+ * stamps {@code LogAppendTime}), and "now" is the append time of the reader's own claim, so a
+ * driver's skewed clock neither keeps a dead claim alive nor lapses a live one. A marker whose
+ * broker time is unknown ({@link #UNKNOWN_TIME}: a topic that stamps the writer's {@code
+ * CreateTime}) proves no silence, so its claim stays in force: the rule fails closed.
  */
 public final class DatasetLeases {
     private DatasetLeases() {}
 
-    /** One claim as the markers left it: its run, latest heartbeat, and whether still held. */
+    /** A marker time the broker did not stamp (the writer's clock is not trusted). */
+    public static final long UNKNOWN_TIME = -1;
+
+    /**
+     * One claim as the markers left it: its run, latest heartbeat (broker time, or {@link
+     * #UNKNOWN_TIME}), and whether still held.
+     */
     public record Claim(String claimId, String runId, String tag, boolean held, long lastMs) {}
 
     /** The claims among {@code markers} (lease markers in offset order), first claim first. */
@@ -41,9 +54,11 @@ public final class DatasetLeases {
     }
 
     /**
-     * The claim that holds the dataset at {@code nowMs}, given the claims up to and including
-     * {@code mine} (empty: none, which cannot happen while {@code mine} is held). A silent claim
-     * (no heartbeat for {@code timeoutMs}) lapses unless {@code jobMayRun} holds for it.
+     * The claim that holds the dataset at broker time {@code nowMs}, given the claims up to and
+     * including {@code mine} (empty: none, which cannot happen while {@code mine} is held). A
+     * silent claim (no heartbeat for {@code timeoutMs} of broker time) lapses unless {@code
+     * jobMayRun} holds for it; a claim whose silence cannot be measured (either time unknown) is in
+     * force.
      */
     public static Optional<Claim> holder(
             List<Claim> claims, long nowMs, long timeoutMs, Predicate<Claim> jobMayRun) {
@@ -51,7 +66,10 @@ public final class DatasetLeases {
             if (!c.held()) {
                 continue;
             }
-            boolean silent = nowMs - c.lastMs() > timeoutMs;
+            boolean silent =
+                    nowMs != UNKNOWN_TIME
+                            && c.lastMs() != UNKNOWN_TIME
+                            && nowMs - c.lastMs() > timeoutMs;
             if (silent && !jobMayRun.test(c)) {
                 continue;
             }

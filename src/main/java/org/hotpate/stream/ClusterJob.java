@@ -21,6 +21,33 @@ import org.hotpate.io.KafkaIo;
 public final class ClusterJob {
     private ClusterJob() {}
 
+    /**
+     * Earlier runs on the dataset, and the ledger account this deployment charges ({@link
+     * DatasetLedger#deploymentAccount}): the run's own account on its first deployment; a fork
+     * composed on top of every earlier account when the ledger already holds the run id (a redeploy
+     * of the same manifest, or an upgrade), so a redeploy never resets the dataset's budget. A
+     * fresh noise secret — on a restore the reducer's operator state keeps the original one (and
+     * the fork's account keys fresh noise).
+     */
+    static RunContext admit(JobConfig cfg, String runId, Properties client) {
+        try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
+            String account = ledger.deploymentAccount(runId);
+            if (!account.equals(runId)) {
+                System.err.println(
+                        "hotpate ClusterJob: the budget ledger already holds run "
+                                + runId
+                                + ": this deployment is charged as "
+                                + account
+                                + " on top of it");
+            }
+            org.hotpate.protocol.DatasetPrior prior = ledger.prior(account, false);
+            ledger.requireRoom(prior);
+            // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
+            // upgrade the restored keyed state of a teacher charged in this run wins).
+            return RunContext.of(prior, ledger.teacherPriors(), null, account);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length > 2) {
             System.err.println("usage: ClusterJob SPEC.yaml [RUN-ID]");
@@ -47,18 +74,7 @@ public final class ClusterJob {
                 cfg.kafka().topics().names(Topic.CREATED_WITH_RUN),
                 cfg.kafka().partitions(),
                 Map.of());
-        // Earlier runs on the dataset (this run id left out: an upgrade re-runs main()); a fresh
-        // noise secret — on a restore the reducer's operator state keeps the original one.
-        RunContext run;
-        try (DatasetLedger ledger = DatasetLedger.open(cfg, client)) {
-            // Not checked as fresh: the operator re-runs main() under the same run id on an
-            // upgrade, and this entry point cannot tell that from a new deployment.
-            org.hotpate.protocol.DatasetPrior prior = ledger.prior(runId, false);
-            ledger.requireRoom(prior);
-            // Per-teacher schemes: every teacher starts from its charges on the dataset (on an
-            // upgrade the restored keyed state of a teacher charged in this run wins).
-            run = RunContext.of(prior, ledger.teacherPriors());
-        }
+        RunContext run = admit(cfg, runId, client);
 
         Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir().get(), null);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

@@ -21,8 +21,9 @@ final class ClusterJobStatus {
 
     /**
      * Whether job {@code jobId} on the JobManager at {@code restBase} ({@code http://host:port})
-     * may still run: true unless the JobManager reports it in a terminal state, does not know it
-     * (404), or cannot be reached (a cluster that is down runs nothing).
+     * may still run: true unless the JobManager reports it in a terminal state or does not know it
+     * (404). A JobManager that cannot be reached, or answers without a state, may still run it:
+     * true — a lease is never taken from a job whose state cannot be read (issue 30 item 6).
      */
     static boolean mayRun(String restBase, String jobId) {
         try {
@@ -43,7 +44,7 @@ final class ClusterJobStatus {
             String state = JSON.readTree(r.body()).path("state").asText("");
             return !ENDED.contains(state);
         } catch (java.io.IOException e) {
-            return false;
+            return true; // cannot be read: it may still run (fail closed)
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return true;

@@ -23,12 +23,15 @@ public final class CoreBindings {
     private CoreBindings() {}
 
     /**
-     * The secret-keyed noise of one step (core {@link KeyedNoiseSource}): a step re-closed after a
-     * failure draws the same noise and so releases the same answer.
+     * The secret-keyed noise of one step charged to ledger account {@code account} (the run id, or
+     * a resumed fork's {@code <runId>~r<k>}; core {@link KeyedNoiseSource}): within one account a
+     * step re-closed after a failure draws the same noise and so releases the same answer; two
+     * accounts (two branches resumed from one snapshot, which restore the same secret) draw
+     * independent noise at the same step keys (issue 30 item 1).
      */
-    public static UniformSource stepNoise(byte[] secret, StepId step) {
+    public static UniformSource stepNoise(byte[] secret, String account, StepId step) {
         return KeyedNoiseSource.forStep(
-                secret, step.runId(), step.sequenceId(), step.step(), step.attempt());
+                secret, account, step.runId(), step.sequenceId(), step.step(), step.attempt());
     }
 
     /** The configured ensemble mechanism drawing its DP noise from {@code noise}. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.privacy.PrivacyEvent;
@@ -130,8 +131,96 @@ public final class DatasetLedger implements AutoCloseable {
                 client,
                 List.of(topic),
                 cfg.kafka().partitions(),
-                Map.of(topic, Map.of("cleanup.policy", "compact")));
+                Map.of(
+                        topic,
+                        Map.of(
+                                "cleanup.policy",
+                                "compact",
+                                // the leases' one clock: the broker stamps every marker
+                                "message.timestamp.type",
+                                "LogAppendTime")));
         return new DatasetLedger(cfg, client, null);
+    }
+
+    /**
+     * One ledger per dataset, whatever the flags (issue 30 item 3): a dataset's ledger is part of
+     * its identity, so a run that would open the dataset in a second store is refused (exit 2)
+     * naming the store that already holds it. Local ledger: refused when the run's Kafka ({@code
+     * kafkaClient}, null with an embedded broker, which starts empty) holds entries of the dataset
+     * on the budget-ledger topic. Kafka ledger: refused when the local ledger directory on this
+     * machine holds entries of the dataset. A store holding none of the dataset's entries is not
+     * opened by this check.
+     */
+    public void requireOneStore(Properties kafkaClient) {
+        String dataset = cfg.datasetId();
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
+        if (lock != null) {
+            if (kafkaClient == null || !topicExists(kafkaClient, topic)) {
+                return;
+            }
+            boolean onTopic =
+                    BudgetLedgerIo.readTopic(kafkaClient, topic, READ_TIMEOUT).stream()
+                                    .anyMatch(r -> r.dataset().equals(dataset))
+                            || BudgetLedgerIo.readTeachersTopic(kafkaClient, topic, READ_TIMEOUT)
+                                    .stream()
+                                    .anyMatch(t -> t.dataset().equals(dataset));
+            if (onTopic) {
+                throw new RunRefusedException(
+                        "dataset '"
+                                + dataset
+                                + "' has its budget ledger on the Kafka topic "
+                                + topic
+                                + " ("
+                                + cfg.kafka().bootstrap()
+                                + "); this run would open it in the local ledger "
+                                + cfg.ledgerDir()
+                                + " too. One ledger per dataset: run it with budget.ledger:"
+                                + " kafka, or use another budget.dataset");
+            }
+            return;
+        }
+        boolean local;
+        try {
+            local =
+                    !BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset).isEmpty()
+                            || !BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset)
+                                    .isEmpty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot read the local budget ledger in " + cfg.ledgerDir(), e);
+        }
+        if (local) {
+            throw new RunRefusedException(
+                    "dataset '"
+                            + dataset
+                            + "' has its budget ledger in the local directory "
+                            + cfg.ledgerDir()
+                            + "; this run would open it on the Kafka topic "
+                            + topic
+                            + " too. One ledger per dataset: run it with budget.ledger: local,"
+                            + " or use another budget.dataset");
+        }
+    }
+
+    private static boolean topicExists(Properties client, String topic) {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(client)) {
+            return admin.listTopics()
+                    .names()
+                    .get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                    .contains(topic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted listing the topics of the run's Kafka", e);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(
+                    "cannot list the topics of the run's Kafka (one ledger per dataset: the"
+                            + " dataset's entries on "
+                            + topic
+                            + " must be checked before a local-ledger run)",
+                    e);
+        }
     }
 
     /**
@@ -326,32 +415,25 @@ public final class DatasetLedger implements AutoCloseable {
             List<TeacherSpend> teachers = teacherSpends();
             if (!teachers.isEmpty()) {
                 TeacherSpend t = teachers.get(0);
+                // No count, spending or retirement of any teacher: those depend on each teacher's
+                // private data (threat model, "Per-teacher spending is data-dependent and never
+                // public"), and a refusal reaches whoever started the run (issue 30 item 8).
                 throw new RunRefusedException(
                         "dataset '"
                                 + cfg.datasetId()
-                                + "' is under per-teacher accounting: "
-                                + teachers.size()
-                                + " teacher(s) charged under a per-teacher budget"
-                                + " (budget.per-teacher-epsilon; plan "
+                                + "' is under per-teacher accounting: its teachers are charged"
+                                + " under a per-teacher budget (budget.per-teacher-epsilon; plan "
                                 + t.plan()
-                                + "): up to epsilon "
-                                + Decimals.up(
-                                        teachers.stream()
-                                                .mapToDouble(TeacherSpend::epsilon)
-                                                .max()
-                                                .orElse(0),
-                                        4)
-                                + " each at delta "
+                                + ", delta "
                                 + t.delta()
-                                + ", "
-                                + teachers.stream().filter(TeacherSpend::retired).count()
-                                + " retired. An ensemble run (mechanism "
+                                + "). An ensemble run (mechanism "
                                 + cfg.mechanism().name()
-                                + ") would let retired teachers vote and charge none of them; run"
-                                + " mechanism.name "
+                                + ") would let teachers retired under it vote and charge none of"
+                                + " them; run mechanism.name "
                                 + t.plan().substring(0, Math.max(0, t.plan().indexOf('/')))
                                 + " with the same per-teacher plan, or use another budget.dataset"
-                                + " (see ./hotpate ledger teachers --dataset "
+                                + " (each teacher's spending is operator-only: ./hotpate ledger"
+                                + " teachers --dataset "
                                 + cfg.datasetId()
                                 + ")");
             }
@@ -419,6 +501,27 @@ public final class DatasetLedger implements AutoCloseable {
         if (entry == null || meta.coversLedger(entry)) {
             return account;
         }
+        return nextFork(records, runId);
+    }
+
+    /**
+     * The ledger account of a deployment of run {@code runId} by an entry point that cannot tell a
+     * restart of the run from a new deployment under the same run id ({@link ClusterJob}: the
+     * Kubernetes operator re-runs {@code main()} with the manifest's fixed run id). The run's own
+     * account when the ledger holds no entry of it; otherwise a fork {@code <runId>~r<k>}, whose
+     * prior includes every earlier account: a redeploy is charged as a new run on top of what the
+     * run spent, never a reset of it (issue 30 item 2, the reset only). An upgrade that restores
+     * the run's state is charged the same way: its restored curve includes the prefix, counted
+     * again (an over-count, never an under-count; the composition of {@link #resumeAccount}).
+     */
+    public String deploymentAccount(String runId) {
+        List<BudgetRecord> records = records();
+        return records.stream().noneMatch(r -> r.runId().equals(runId))
+                ? runId
+                : nextFork(records, runId);
+    }
+
+    private static String nextFork(List<BudgetRecord> records, String runId) {
         int k = 1;
         while (true) {
             String fork = runId + "~r" + k;
@@ -609,7 +712,13 @@ public final class DatasetLedger implements AutoCloseable {
                             LedgerMarker.lease(
                                     dataset, runId, tag, true, System.currentTimeMillis()));
             List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
-            long now = System.currentTimeMillis();
+            // "now" is the broker's time of this claim, on the same clock as every other marker
+            long now =
+                    claims.stream()
+                            .filter(c -> c.claimId().equals(claimId))
+                            .mapToLong(DatasetLeases.Claim::lastMs)
+                            .findFirst()
+                            .orElse(DatasetLeases.UNKNOWN_TIME);
             DatasetLeases.Claim holder =
                     DatasetLeases.holder(
                                     claims, now, LEASE_TIMEOUT.toMillis(), DatasetLedger::jobMayRun)
@@ -625,9 +734,14 @@ public final class DatasetLedger implements AutoCloseable {
                                 + dataset
                                 + "' is in use by run "
                                 + holder.runId()
-                                + " (last heartbeat "
-                                + Math.max(0, (now - holder.lastMs()) / 1000)
-                                + " s ago"
+                                + (now == DatasetLeases.UNKNOWN_TIME
+                                                || holder.lastMs() == DatasetLeases.UNKNOWN_TIME
+                                        ? " (the ledger topic does not stamp broker time"
+                                                + " — message.timestamp.type=LogAppendTime — so"
+                                                + " a silent claim cannot lapse"
+                                        : " (last heartbeat "
+                                                + Math.max(0, (now - holder.lastMs()) / 1000)
+                                                + " s ago, broker time")
                                 + DatasetLeases.remoteJob(holder.tag())
                                         .map(j -> ", Flink job " + j[1] + " at " + j[0])
                                         .orElse("")
@@ -886,7 +1000,9 @@ public final class DatasetLedger implements AutoCloseable {
 
     /**
      * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
-     * not report it ended (unreachable counts as ended: a cluster that is down runs nothing).
+     * not report it ended or unknown. A JobManager that cannot be reached may still run it (a
+     * partition, a REST address this machine cannot reach): the claim stays in force — fail closed
+     * (issue 30 item 6).
      */
     static boolean jobMayRun(DatasetLeases.Claim c) {
         return DatasetLeases.remoteJob(c.tag())

@@ -266,7 +266,8 @@ public final class HotPateJob {
                                                     retention,
                                                     cfg.mechanism(),
                                                     mode,
-                                                    run.noiseSecret())))
+                                                    run.noiseSecret(),
+                                                    run.ledgerAccount())))
                             .uid("reduce")
                             .name("reduce");
             outputs.add(Topic.LEDGER, candidates.getSideOutput(Tags.LEDGER));

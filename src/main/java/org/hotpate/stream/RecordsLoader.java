@@ -52,7 +52,13 @@ import org.hotpate.teachers.records.UserDirectory;
  *   <li>The end offsets of the records topic (read_committed) are captured: the job reads exactly
  *       up to them (a bounded batch; later writes are not read).
  *   <li>The batch is read once here, validated with the same {@link RecordValidator} as the job, to
- *       count the distinct users (n, public) and build the {@link UserDirectory}.
+ *       count the distinct users and build the {@link UserDirectory}. n (public) is every user id
+ *       present in the batch — valid records or not: with a file, every line of the file whose user
+ *       field is readable; from the topic, every decodable record with a non-blank user — so
+ *       replacing one user's records with records of that user that are all invalid leaves n (and
+ *       so the published {@code teachers} and what {@code auto} plans) unchanged; that user's
+ *       teacher holds no records and abstains (issue 30 item 7). A line or record that names no
+ *       user belongs to no user and counts for none.
  * </ol>
  */
 public final class RecordsLoader {
@@ -105,6 +111,9 @@ public final class RecordsLoader {
         }
         Map<TopicPartition, Long> end = endOffsets(bootstrap, topic);
         Set<String> users = new HashSet<>();
+        if (sourceId != null) { // the file's invalid lines are not on the topic: read the file
+            users.addAll(usersOf(Path.of(rc.file()), validator));
+        }
         long[] count = {0};
         String source = sourceId;
         scan(
@@ -117,8 +126,10 @@ public final class RecordsLoader {
                     try {
                         RecordValidator.Result v =
                                 validator.record(AvroWire.decodePrivateRecord(r.value()));
+                        if (v.user() != null) {
+                            users.add(v.user()); // valid or not: n is the user ids present
+                        }
                         if (v.valid()) {
-                            users.add(v.record().user());
                             count[0]++;
                         }
                     } catch (AvroWire.UndecodableException e) {
@@ -127,7 +138,7 @@ public final class RecordsLoader {
                 });
         if (users.isEmpty()) {
             throw new IllegalArgumentException(
-                    "no valid private records to build teachers from ("
+                    "no user ids in the private records to build teachers from ("
                             + (rc.file().isEmpty() ? "topic " + topic : "records.file " + rc.file())
                             + "; check records.user-field '"
                             + rc.fields().userField()
@@ -148,6 +159,23 @@ public final class RecordsLoader {
                 loaded,
                 rejections,
                 (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * Every user id that a line of {@code file} names, valid line or not (a line that is not JSON,
+     * or has no readable user, names none): the users a file contributes to n.
+     */
+    static Set<String> usersOf(Path file, RecordValidator validator) throws Exception {
+        Set<String> users = new HashSet<>();
+        RecordFiles.forEachLine(
+                file,
+                (line, bytes) -> {
+                    String u = validator.line(bytes).user();
+                    if (u != null) {
+                        users.add(u);
+                    }
+                });
+        return users;
     }
 
     /** First 16 hex digits of the SHA-256 of the file's bytes. */

@@ -238,6 +238,8 @@ public final class RunSession implements AutoCloseable {
      */
     private void composePrior() {
         datasetLedger.acquire(runId);
+        // One ledger per dataset: an embedded broker starts empty, so only an external one is read.
+        datasetLedger.requireOneStore(cfg.kafka().embedded() ? null : client);
         account = resume == null ? runId : datasetLedger.resumeAccount(resume.metadata());
         if (!account.equals(runId) && resume != null) {
             System.err.println(

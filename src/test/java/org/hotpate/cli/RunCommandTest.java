@@ -124,10 +124,10 @@ class RunCommandTest {
     }
 
     /**
-     * {@code run spec} and {@code run spec --cluster D} spend one dataset's one ledger (issue 23):
-     * on the local cluster the default ledger stays the local directory (the TaskManagers run on
-     * this machine) instead of flipping to the cluster broker's topic; a spec that names its ledger
-     * keeps it.
+     * {@code run spec} and {@code run spec --cluster D} spend one dataset's one ledger (issue 23,
+     * issue 30 item 3): on the local cluster a spec without a Kafka keeps the local directory (the
+     * TaskManagers run on this machine), a spec that names an external Kafka keeps that Kafka and
+     * its ledger topic, and a spec that names its ledger keeps it.
      */
     @Test
     void aRunOnTheLocalClusterKeepsTheLocalLedgerUnlessTheSpecNamesOne(@TempDir Path dir) {
@@ -155,5 +155,17 @@ class RunCommandTest {
                         dir.resolve("c.jar"),
                         dir);
         assertThat(named.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+        // Issue 30 item 3: a spec that names an external Kafka reaches the same ledger with or
+        // without --cluster — its Kafka topic on its own broker (4a555fd switched it to the local
+        // directory and to the cluster's broker).
+        org.hotpate.stream.JobConfig external =
+                org.hotpate.stream.JobSpec.parse(
+                        "name: x\nkafka: {mode: external, bootstrap: 'k:1'}\n", "x");
+        assertThat(external.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+        org.hotpate.stream.JobConfig externalOnCluster =
+                RunCommand.onCluster(external, info, dir.resolve("c.jar"), dir);
+        assertThat(externalOnCluster.ledgerMode())
+                .isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+        assertThat(externalOnCluster.kafka().bootstrap()).isEqualTo("k:1");
     }
 }

@@ -77,6 +77,28 @@ class DatasetLeasesTest {
         assertThat(claims.get(0).tag()).isEqualTo(tag);
     }
 
+    /**
+     * Issue 30 item 6: times are the broker's; a claim whose time the broker did not stamp (or a
+     * reader whose own claim has none) proves no silence, so the claim stays in force.
+     */
+    @Test
+    void aClaimWithoutBrokerTimeNeverLapsesBySilence() {
+        long unknown = DatasetLeases.UNKNOWN_TIME;
+        List<DatasetLeases.Claim> claims =
+                DatasetLeases.claims(List.of(claim("r1", "a", unknown), claim("r2", "b", 999_999)));
+        assertThat(DatasetLeases.holder(claims, 1_000_000, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .isEqualTo("r1");
+        List<DatasetLeases.Claim> known =
+                DatasetLeases.claims(List.of(claim("r1", "a", 100), claim("r2", "b", unknown)));
+        assertThat(DatasetLeases.holder(known, unknown, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .as("the reader's own time unknown: nothing lapses")
+                .isEqualTo("r1");
+    }
+
     @Test
     void finishedMarksAreNotClaims() {
         assertThat(DatasetLeases.claims(List.of(LedgerMarker.finished("D", "r1", 5)))).isEmpty();

@@ -158,7 +158,7 @@ class RecordsBadInputITCase {
 
                 assertThat(run.records()).as("all sequences").hasSize(4);
                 assertThat(run.config().ensemble().teachers())
-                        .as("teachers = the valid users only")
+                        .as("teachers = the user ids present (the invalid records name only them)")
                         .isEqualTo(USERS);
                 assertThat(run.epsilon()).isLessThanOrEqualTo(cfg.budget().epsilon());
                 Map<String, Long> byTopicAndReason =

@@ -100,6 +100,76 @@ class RecordsTopicITCase {
         assertThat(users).doesNotContain("late-30", "late-39");
     }
 
+    /**
+     * Issue 30 item 7: n (the published {@code teachers}, and what {@code auto} plans from) is
+     * every user id present in the batch, valid records or not — replacing one user's records with
+     * records of that user that are all invalid (empty text, a text that is not a string, too long)
+     * leaves n unchanged; the user's teacher exists and abstains. Lines with no readable user id
+     * belong to no user. Both the file and the topic path. Fails on 4a555fd, where n counted only
+     * users with a valid record (5 against 4).
+     */
+    @Test
+    void nCountsEveryUserIdPresent_aUserWhoseRecordsAreAllInvalidStillCounts() throws Exception {
+        Path dir = Path.of("target", "it-records");
+        StringBuilder valid = new StringBuilder();
+        StringBuilder replaced = new StringBuilder();
+        for (int u = 0; u < 5; u++) {
+            for (int k = 0; k < 3; k++) {
+                String line = "{\"user\":\"u" + u + "\",\"text\":\"hello " + u + " " + k + "\"}\n";
+                valid.append(line);
+                replaced.append(
+                        u < 4
+                                ? line
+                                : k == 0
+                                        ? "{\"user\":\"u4\",\"text\":\"\"}\n"
+                                        : "{\"user\":\"u4\",\"text\":" + k + "}\n");
+            }
+        }
+        replaced.append("not json\n").append("{\"text\":\"no user\"}\n"); // nobody's lines
+        Path a = Files.writeString(dir.resolve("n-valid.jsonl"), valid.toString());
+        Path b = Files.writeString(dir.resolve("n-replaced.jsonl"), replaced.toString());
+        RecordsLoader.Batch onA =
+                RecordsLoader.prepare(
+                        cfg("nvalid", "file: " + a), kafka.bootstrapServers(), "n1", null);
+        RecordsLoader.Batch onB =
+                RecordsLoader.prepare(
+                        cfg("nreplaced", "file: " + b), kafka.bootstrapServers(), "n2", null);
+        assertThat(onA.users()).isEqualTo(5);
+        assertThat(onB.users()).as("u4's records are all invalid; u4 still counts").isEqualTo(5);
+        assertThat(onB.directory().teachers()).isEqualTo(5);
+        assertThat(onB.directory().teacherOf("u4")).isGreaterThanOrEqualTo(0);
+        // the same file again (already on the topic, not produced again): the same n
+        assertThat(
+                        RecordsLoader.prepare(
+                                        cfg("nreplaced", "file: " + b),
+                                        kafka.bootstrapServers(),
+                                        "n3",
+                                        null)
+                                .users())
+                .isEqualTo(5);
+
+        // The topic path: u4 wrote only a record with an empty text.
+        KafkaIo.createTopics(kafka.bootstrapServers(), List.of("ntopic.private"), 2);
+        produce("ntopic.private", 0, 4);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        try (KafkaProducer<byte[], byte[]> prod =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            prod.send(
+                    new ProducerRecord<>(
+                            "ntopic.private",
+                            "u4".getBytes(StandardCharsets.UTF_8),
+                            AvroWire.encode(new PrivateRecord("u4", "", "", -1))));
+        }
+        RecordsLoader.Batch onTopic =
+                RecordsLoader.prepare(
+                        cfg("ntopic", "topic: ntopic.private"),
+                        kafka.bootstrapServers(),
+                        "n4",
+                        null);
+        assertThat(onTopic.users()).isEqualTo(5);
+    }
+
     private static void produce(String topic, int from, int n) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());

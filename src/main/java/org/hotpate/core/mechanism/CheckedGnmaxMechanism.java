@@ -33,7 +33,8 @@ import org.hotpate.core.vote.VoteHistogram;
  * with {@code answered = false} (⊥ at the threshold), or {@link PrivacyEvent.Composed} of the
  * answered Confident-GNMax event and {@code DiscreteGaussian(σ3, 1)} (a token, or ⊥ at the check).
  * The worst case — admitted before the step runs — is the latter. Tested: {@code
- * CheckedGnmaxDpTest} (neighbouring histograms, and a check without noise is caught).
+ * CheckedGnmaxDpTest} (neighbouring histograms against the charged event's δ(ε), each stage on its
+ * own; a halved or quartered σ1, σ2 or σ3, and a check without noise, are caught).
  *
  * <p>Noise from {@link NoiseSources#secure()} unless a source is injected; the check draws after
  * Confident-GNMax from the same source, so a keyed replay releases the same answer.

@@ -19,8 +19,10 @@ import javax.crypto.spec.SecretKeySpec;
  * DP noise that a re-run of the same query reproduces: a deterministic random bit generator keyed
  * by a <em>secret</em> and a public label (PRIVACY.md §1.4 and §8: "derive the noise from a secret
  * keyed PRF over (streamId, step, attempt) so that a replay reproduces the same release"). The
- * streaming job labels each step by (run, sequence, position, attempt), so a step that is closed
- * again after a failure and a restore releases the same answer instead of a second, fresh one.
+ * streaming job labels each step by (run, sequence, position, attempt) under the secret of the
+ * run's ledger account ({@link #forStep(byte[], String, String, long, int, int)}), so a step that
+ * is closed again after a failure and a restore releases the same answer instead of a second, fresh
+ * one, while two forks resumed from one snapshot (two accounts) draw independent noise.
  *
  * <p>Construction, version 1 (byte-exact; {@code BE32}/{@code BE64} are big-endian two's-complement
  * encodings, strings UTF-8):
@@ -52,6 +54,8 @@ public final class KeyedNoiseSource extends BitPoolSource {
     public static final int SECRET_BYTES = 32;
 
     private static final byte[] TAG = "hotpate-noise-v1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ACCOUNT_TAG =
+            "hotpate-account-v1".getBytes(StandardCharsets.US_ASCII);
     // Key-stream bytes produced per cipher call: large enough that the call overhead vanishes next
     // to AES itself (a GNMax step over 128 256 tokens reads ~1.2 MB), small enough for the cache.
     private static final int CHUNK = 8192;
@@ -106,6 +110,55 @@ public final class KeyedNoiseSource extends BitPoolSource {
     public static KeyedNoiseSource forStep(
             byte[] secret, String runId, long sequenceId, int step, int attempt) {
         return of(secret, stepLabel(runId, sequenceId, step, attempt));
+    }
+
+    /**
+     * The noise source of one generation step charged to ledger account {@code account}: {@link
+     * #forStep} under {@link #accountSecret}{@code (secret, account)}. Every ledger account — the
+     * run ({@code account = runId}) and each resumed fork {@code <runId>~r<k>} — draws its own
+     * noise, although a fork restores the run's secret and keeps its run id and step keys; within
+     * one account a re-closed step still draws the same noise.
+     */
+    public static KeyedNoiseSource forStep(
+            byte[] secret, String account, String runId, long sequenceId, int step, int attempt) {
+        byte[] key = accountSecret(secret, account);
+        try {
+            return forStep(key, runId, sequenceId, step, attempt);
+        } finally {
+            Arrays.fill(key, (byte) 0);
+        }
+    }
+
+    /**
+     * The secret of ledger account {@code account} under the run's {@code secret}: {@code
+     * HMAC-SHA256(secret, "hotpate-account-v1" || 0x00 || BE32(len(account)) || account)} (32
+     * bytes; the tag is 18 ASCII bytes). Two accounts' secrets are independent pseudorandom keys
+     * (HMAC-SHA256 is a PRF keyed by the secret), so two branches resumed from one snapshot draw
+     * computationally independent noise at the same step keys.
+     */
+    public static byte[] accountSecret(byte[] secret, String account) {
+        if (secret == null || secret.length != SECRET_BYTES) {
+            throw new IllegalArgumentException(
+                    "secret must be "
+                            + SECRET_BYTES
+                            + " bytes; got "
+                            + (secret == null ? "null" : secret.length + " bytes"));
+        }
+        if (account == null) {
+            throw new IllegalArgumentException("account must not be null");
+        }
+        byte[] a = account.getBytes(StandardCharsets.UTF_8);
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            mac.update(ACCOUNT_TAG);
+            mac.update((byte) 0);
+            mac.update(ByteBuffer.allocate(4).putInt(a.length).array());
+            mac.update(a);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is not available in this JVM", e);
+        }
     }
 
     /** {@code BE32(len(runId)) || runId || BE64(sequenceId) || BE32(step) || BE32(attempt)}. */

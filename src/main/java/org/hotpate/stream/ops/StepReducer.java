@@ -37,9 +37,11 @@ import org.hotpate.stream.JobConfig;
  * the run's accountant as a {@link ReleaseCandidate}.
  *
  * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
- * by the step ({@link CoreBindings#stepNoise}; the secret: {@link NoiseSecret}), so a step closed
- * again after a failure and a restore — with the same votes — releases the same answer, never a
- * second one.
+ * by the step under the run's ledger account ({@link CoreBindings#stepNoise}; the secret: {@link
+ * NoiseSecret}), so a step closed again after a failure and a restore — with the same votes —
+ * releases the same answer, never a second one; a resumed fork ({@code <runId>~r<k>}: the same
+ * secret and step keys, another account) draws fresh noise, so two branches from one savepoint
+ * release independently (issue 30 item 1).
  *
  * <p>Scheme A: a vote in no release (its step abandoned, or the vote late) resolves its teacher's
  * pending involvement uncharged ({@link Tags#TEACHER_FEEDBACK}); a vote counted in a release is
@@ -56,7 +58,11 @@ public final class StepReducer
         implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
-    /** What the reducer needs: the run, its mechanism and accounting mode, the noise secret. */
+    /**
+     * What the reducer needs: the run, its mechanism and accounting mode, the noise secret and the
+     * durable ledger account the run charges ({@code noiseAccount}, null: the run id; a resumed
+     * fork's {@code <runId>~r<k>}), which keys the noise together with the secret.
+     */
     public record Settings(
             String topic,
             RunShape shape,
@@ -65,8 +71,36 @@ public final class StepReducer
             long retentionMs,
             JobConfig.Mechanism mechanism,
             AccountingMode mode,
-            byte[] noiseSecret)
+            byte[] noiseSecret,
+            String noiseAccount)
             implements Serializable {
+        /** The run's own account (not a fork). */
+        public Settings(
+                String topic,
+                RunShape shape,
+                int teachers,
+                int minTeachers,
+                long retentionMs,
+                JobConfig.Mechanism mechanism,
+                AccountingMode mode,
+                byte[] noiseSecret) {
+            this(
+                    topic,
+                    shape,
+                    teachers,
+                    minTeachers,
+                    retentionMs,
+                    mechanism,
+                    mode,
+                    noiseSecret,
+                    null);
+        }
+
+        /** The ledger account whose noise step {@code id} draws. */
+        String account(StepId id) {
+            return noiseAccount != null ? noiseAccount : id.runId();
+        }
+
         @Override
         public String toString() { // never print the secret
             return "StepReducer.Settings[teachers=" + teachers + ", mechanism=" + mechanism + "]";
@@ -213,7 +247,7 @@ public final class StepReducer
     }
 
     private org.hotpate.core.noise.UniformSource noise(StepId id) {
-        return CoreBindings.stepNoise(secret, id);
+        return CoreBindings.stepNoise(secret, settings.account(id), id);
     }
 
     /**

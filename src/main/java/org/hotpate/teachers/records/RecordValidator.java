@@ -35,18 +35,27 @@ public final class RecordValidator {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A valid record or the reason it is not. */
-    public record Result(PrivateRecord record, String reason, String detail) {
+    /**
+     * A valid record or the reason it is not, and the user id it names ({@code user}: the record's
+     * user when valid; for an invalid record the user id read before it failed, or null when it has
+     * none — a line that is not JSON, or whose user field is missing or blank, belongs to no user).
+     * A records run counts n over every user id present, valid records or not (issue 30 item 7).
+     */
+    public record Result(PrivateRecord record, String reason, String detail, String user) {
         public boolean valid() {
             return record != null;
         }
 
         static Result ok(PrivateRecord r) {
-            return new Result(r, null, null);
+            return new Result(r, null, null, r.user());
         }
 
         static Result bad(String reason, String detail) {
-            return new Result(null, reason, detail);
+            return new Result(null, reason, detail, null);
+        }
+
+        static Result bad(String reason, String detail, String user) {
+            return new Result(null, reason, detail, user == null || user.isBlank() ? null : user);
         }
     }
 
@@ -98,12 +107,16 @@ public final class RecordValidator {
         }
         JsonNode text = field(o, fields.textField());
         if (text == null || text.isNull()) {
-            return Result.bad(MISSING_TEXT, "text field '" + fields.textField() + "' is missing");
+            return Result.bad(
+                    MISSING_TEXT,
+                    "text field '" + fields.textField() + "' is missing",
+                    user.asText());
         }
         if (!text.isTextual()) {
             return Result.bad(
                     TEXT_NOT_STRING,
-                    "text field '" + fields.textField() + "' is a " + text.getNodeType());
+                    "text field '" + fields.textField() + "' is a " + text.getNodeType(),
+                    user.asText());
         }
         String label = "";
         if (fields.labelled()) {
@@ -123,10 +136,10 @@ public final class RecordValidator {
             return Result.bad(MISSING_USER, "the user is blank");
         }
         if (r.text() == null) {
-            return Result.bad(MISSING_TEXT, "the text is missing");
+            return Result.bad(MISSING_TEXT, "the text is missing", r.user());
         }
         if (r.text().isEmpty()) {
-            return Result.bad(EMPTY_TEXT, "the text is empty");
+            return Result.bad(EMPTY_TEXT, "the text is empty", r.user());
         }
         int bytes = r.text().getBytes(StandardCharsets.UTF_8).length;
         if (bytes > fields.maxTextBytes()) {
@@ -135,7 +148,8 @@ public final class RecordValidator {
                     "the text has "
                             + bytes
                             + " UTF-8 bytes; records.max-text-bytes is "
-                            + fields.maxTextBytes());
+                            + fields.maxTextBytes(),
+                    r.user());
         }
         return Result.ok(
                 new PrivateRecord(

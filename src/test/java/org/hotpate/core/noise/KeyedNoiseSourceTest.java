@@ -99,6 +99,30 @@ class KeyedNoiseSourceTest {
         assertThat(draws(KeyedNoiseSource.forStep(other, "r", 3, 4, 1))).isNotEqualTo(base);
     }
 
+    /**
+     * Issue 30 item 1: every ledger account keys its own noise. The account secret matches the
+     * independent Python {@code hmac} reference; the run's account and its forks {@code ~r1},
+     * {@code ~r2} draw pairwise different noise at the same (secret, run id, step key); one account
+     * draws the same noise twice (a re-closed step releases the same answer).
+     */
+    @Test
+    void eachLedgerAccount_drawsItsOwnNoise_atTheSameStepKey() {
+        assertThat(HexFormat.of().formatHex(KeyedNoiseSource.accountSecret(SECRET, "run-1")))
+                .isEqualTo("c10a49cff722673629327328c840a96dc1d9d0278349023fea8d5d196e185bc1");
+        assertThat(HexFormat.of().formatHex(KeyedNoiseSource.accountSecret(SECRET, "run-1~r1")))
+                .isEqualTo("9be9a52aa5d34c7a889eb455f8779330029eb1eabd5e9c89c352f3fa1b9460f4");
+        long[] run = draws(KeyedNoiseSource.forStep(SECRET, "run-1", "run-1", 3, 4, 1));
+        long[] fork1 = draws(KeyedNoiseSource.forStep(SECRET, "run-1~r1", "run-1", 3, 4, 1));
+        long[] fork2 = draws(KeyedNoiseSource.forStep(SECRET, "run-1~r2", "run-1", 3, 4, 1));
+        // Each comparison of 8 draws of 62 bits collides with probability ~2^-496.
+        assertThat(fork1).isNotEqualTo(run);
+        assertThat(fork2).isNotEqualTo(run).isNotEqualTo(fork1);
+        assertThat(draws(KeyedNoiseSource.forStep(SECRET, "run-1~r1", "run-1", 3, 4, 1)))
+                .isEqualTo(fork1);
+        assertThatThrownBy(() -> KeyedNoiseSource.accountSecret(SECRET, null))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     private static long[] draws(UniformSource s) {
         long[] d = new long[8];
         for (int i = 0; i < d.length; i++) {

@@ -67,6 +67,22 @@ class RecordValidatorTest {
                 .isEqualTo(RecordValidator.EMPTY_TEXT);
     }
 
+    /** n counts every user id present (issue 30 item 7): an invalid record still names its user. */
+    @Test
+    void anInvalidRecordStillNamesItsUser_aLineWithoutAUserNamesNone() {
+        assertThat(line("{\"maintainer\": \"u\", \"body\": \"x\"}").user()).isEqualTo("u");
+        assertThat(line("{\"maintainer\": \"u\"}").user()).isEqualTo("u");
+        assertThat(line("{\"maintainer\": 7, \"body\": 7}").user()).isEqualTo("7");
+        assertThat(line("{\"maintainer\": \"u\", \"body\": \"\"}").user()).isEqualTo("u");
+        assertThat(line("{\"maintainer\": \"u\", \"body\": \"ééééééééééé\"}").user())
+                .isEqualTo("u");
+        assertThat(v.record(new PrivateRecord("u", "", "", -1)).user()).isEqualTo("u");
+        assertThat(line("garbage").user()).isNull();
+        assertThat(line("{\"body\": \"x\"}").user()).isNull();
+        assertThat(line("{\"maintainer\": \"  \"}").user()).isNull();
+        assertThat(v.record(new PrivateRecord(" ", "", "", -1)).user()).isNull();
+    }
+
     @Test
     void usersReachExactlyOneTeacherInBothKinds() {
         List<String> users = new java.util.ArrayList<>();
