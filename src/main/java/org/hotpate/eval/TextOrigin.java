@@ -17,9 +17,10 @@ import java.util.Set;
  * file, and how many released tokens the public model alone would have proposed (its top-1 at that
  * prefix). Texts are compared after trimming, collapsing whitespace and lower-casing.
  *
- * <p><b>Operator-only.</b> "Found only in the public file" is decided against the private texts, so
- * these figures are statistics of private data: {@code operator.json} and the study's output, never
- * a public output.
+ * <p><b>Which are public.</b> Distinct records, the 10 most common records' share and the public
+ * top-1 share are functions of the released records and the public model only. "Found only in the
+ * public file" is decided against the private texts, so {@code publicOnly} is a statistic of
+ * private data: {@code operator.json} and the study's output only.
  */
 public final class TextOrigin {
     private final Set<String> publicOnly;
