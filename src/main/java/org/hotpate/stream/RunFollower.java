@@ -33,7 +33,12 @@ final class RunFollower {
     private volatile long firstResultMs;
     private volatile long lastProgressMs; // when this run's last new output was read
     private volatile boolean stalled;
-    private volatile double epsilonAtFirstResult; // a prior's charge comes before any step
+    // ε when the follower first saw it above 0, and when: the ETA's budget rate counts from there
+    // (the conversion at the filter's fixed order is affine in the Rényi sum, so ε's growth after
+    // its first value is the spending; the first value holds the conversion's offset and a
+    // population prior's charge)
+    private double epsilonAnchor;
+    private long epsilonAnchorMs;
 
     /** What the follower needs to know of the job: whether it ended, and how. */
     interface Job {
@@ -164,7 +169,6 @@ final class RunFollower {
                     outcome.add(s);
                     if (firstResultMs == 0) {
                         firstResultMs = System.currentTimeMillis();
-                        epsilonAtFirstResult = outcome.epsilon();
                     }
                     lastProgressMs = System.currentTimeMillis();
                 }
@@ -228,35 +232,51 @@ final class RunFollower {
         if (firstResultMs == 0) {
             return "-";
         }
-        return eta(
-                done,
-                n,
-                (System.currentTimeMillis() - firstResultMs) / 1000.0,
-                epsilonAtFirstResult,
-                outcome.epsilon(),
-                cfg.isPrivate() ? cfg.budget().epsilon() : Double.POSITIVE_INFINITY);
+        long now = System.currentTimeMillis();
+        double eps = outcome.epsilon();
+        if (epsilonAnchorMs == 0 && eps > 0) {
+            epsilonAnchor = eps;
+            epsilonAnchorMs = now;
+        }
+        double bySequences = eta(done, n, (now - firstResultMs) / 1000.0, 0, 0, Double.NaN);
+        double byBudget =
+                epsilonAnchorMs == 0 || !cfg.isPrivate()
+                        ? Double.POSITIVE_INFINITY
+                        : eta(
+                                0,
+                                0,
+                                (now - epsilonAnchorMs) / 1000.0,
+                                epsilonAnchor,
+                                eps,
+                                cfg.budget().epsilon());
+        return format(Math.min(bySequences, byBudget));
+    }
+
+    /** Seconds as the progress line shows them ("-": not known yet). */
+    static String format(double seconds) {
+        if (!Double.isFinite(seconds)) {
+            return "-";
+        }
+        long s = Math.round(seconds);
+        return s >= 3600
+                ? String.format("%dh%02dm", s / 3600, (s % 3600) / 60)
+                : String.format("%dm%02ds", s / 60, s % 60);
     }
 
     /**
-     * The ETA after {@code secs} seconds since the first result: the sooner of the remaining
-     * sequences at the sequences' rate and the remaining budget at ε's rate since the first result
-     * (ε0 then: a prior's charge comes first); "-" while it cannot be told.
+     * Seconds left after {@code secs} seconds: the sooner of the remaining sequences at the
+     * sequences' rate and the remaining budget at ε's rate since ε was {@code eps0} (+∞ while it
+     * cannot be told).
      */
-    static String eta(int done, int n, double secs, double eps0, double eps, double budget) {
+    static double eta(int done, int n, double secs, double eps0, double eps, double budget) {
         if (secs < 5) {
-            return "-";
+            return Double.POSITIVE_INFINITY;
         }
         double left = done == 0 ? Double.POSITIVE_INFINITY : (n - done) * secs / done;
         double spent = eps - eps0;
         if (Double.isFinite(budget) && spent > 0) {
             left = Math.min(left, Math.max(0, budget - eps) * secs / spent);
         }
-        if (!Double.isFinite(left)) {
-            return "-";
-        }
-        long s = Math.round(left);
-        return s >= 3600
-                ? String.format("%dh%02dm", s / 3600, (s % 3600) / 60)
-                : String.format("%dm%02ds", s / 60, s % 60);
+        return left;
     }
 }

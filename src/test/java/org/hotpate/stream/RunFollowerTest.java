@@ -38,11 +38,14 @@ class RunFollowerTest {
     @Test
     void eta_isTheSoonerOfTheSequencesAndTheBudget() {
         // 100 of 1000 sequences in 100 s: 900 s left by the sequences
-        assertThat(RunFollower.eta(100, 1000, 100, 0, 0.1, 4.0)).isEqualTo("15m00s");
-        // the budget: 1.0 spent since the first result (from 2.0 at it), 1.0 left: 100 s
-        assertThat(RunFollower.eta(100, 1000, 100, 2.0, 3.0, 4.0)).isEqualTo("1m40s");
-        assertThat(RunFollower.eta(0, 1000, 100, 0, 0, 4.0)).isEqualTo("-");
-        assertThat(RunFollower.eta(10, 1000, 2, 0, 0.1, 4.0)).isEqualTo("-");
-        assertThat(RunFollower.eta(1, 101, 100, 0, 0, Double.POSITIVE_INFINITY)).isEqualTo("2h46m");
+        assertThat(RunFollower.format(RunFollower.eta(100, 1000, 100, 0, 0.1, 4.0)))
+                .isEqualTo("15m00s");
+        // the budget: 1.0 spent since ε was 2.0 (its first value), 1.0 left: 100 s
+        assertThat(RunFollower.format(RunFollower.eta(100, 1000, 100, 2.0, 3.0, 4.0)))
+                .isEqualTo("1m40s");
+        assertThat(RunFollower.format(RunFollower.eta(0, 1000, 100, 0, 0, 4.0))).isEqualTo("-");
+        assertThat(RunFollower.format(RunFollower.eta(10, 1000, 2, 0, 0.1, 4.0))).isEqualTo("-");
+        assertThat(RunFollower.format(RunFollower.eta(1, 101, 100, 0, 0, Double.NaN)))
+                .isEqualTo("2h46m");
     }
 }
