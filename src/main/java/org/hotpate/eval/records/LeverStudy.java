@@ -52,7 +52,8 @@ import org.hotpate.teachers.text.Tokenizer;
  * <pre>
  * java -cp target/hotpate-0.1.0-SNAPSHOT-all.jar org.hotpate.eval.records.LeverStudy \
  *   --records data/spamassassin/private.jsonl.gz --public-file data/spamassassin/public.jsonl.gz \
- *   --user-field user --text-field subject --lever auto [--sequences 600] [--public-order 2] ...
+ *   --user-field user --text-field subject --lever auto [--sequences 600] [--public-order 2] \
+ *   [--prior share:k[:length]] [--backoff none] ...
  * </pre>
  *
  * Levers: {@code confident-gnmax:σ1:T:σ2} (the ensemble filter), {@code auto} ({@link
@@ -61,8 +62,13 @@ import org.hotpate.teachers.text.Tokenizer;
  * scheme-a:ε:lower:upper} and {@code scheme-b:σ:threshold:rate} (individual charging with the
  * public model's coordinated proposal, per-user limits under replace-one, as the job plans them:
  * {@code ChargePlanning} with {@code NeighbourRelation.REPLACE_ONE}, half the add/remove limit).
- * This is a measuring tool: its noise is secure, but it is not the job, and its numbers are what
- * docs/privacy-efficiency.md reports, not guarantees of a run.
+ * Teachers: {@code --prior share:k[:length]} backs them off to a DP n-gram population prior (the
+ * job's {@code teacher.prior: dp-ngram}, charged first to each lever's filter), {@code --backoff
+ * none} to nothing (their own records only). Each result also says whose words the text is ({@link
+ * TextOrigin}: distinct records, the 10 most common records' share, public-only records, the public
+ * model's top-1 share of the released tokens). This is a measuring tool: its noise is secure, but
+ * it is not the job, and its numbers are what docs/privacy-efficiency.md reports, not guarantees of
+ * a run.
  */
 public final class LeverStudy {
     private LeverStudy() {}
@@ -137,7 +143,8 @@ public final class LeverStudy {
             double publicWeight,
             PriorOption priorOption,
             PrivacyBudget budget,
-            long plannedPositions)
+            long plannedPositions,
+            boolean publicBackoff)
             throws Exception {
         Tokenizer tok = Tokenizer.named("cl100k_base");
         RecordsCorpus corpus = RecordsCorpus.load(records, fields, tok);
@@ -148,9 +155,8 @@ public final class LeverStudy {
             byUser.computeIfAbsent(r.user(), k -> new ArrayList<>()).add(r.tokens());
         }
         // --backoff none: the teachers vote with their own records only (the public file is
-        // still used to measure); public (default) or a DP prior (--prior)
-        NgramModel backoff =
-                "none".equals(System.getProperty("hotpate.study.backoff")) ? null : pub;
+        // still used to measure); else the public model, or a DP prior (--prior)
+        NgramModel backoff = publicBackoff ? pub : null;
         PrivacyEvent priorEvent = null;
         if (priorOption != null) {
             EnsembleBudgetFilter.Config c =
@@ -722,7 +728,8 @@ public final class LeverStudy {
                                         "public-weight", "" + NgramModel.DEFAULT_PUBLIC_WEIGHT)),
                         PriorOption.parse(o.get("prior")),
                         b,
-                        (long) g.sequences() * g.maxSteps());
+                        (long) g.sequences() * g.maxSteps(),
+                        !"none".equals(o.getOrDefault("backoff", "public")));
         PrintStream samples =
                 o.containsKey("samples")
                         ? new PrintStream(new java.io.FileOutputStream(o.get("samples"), true))
