@@ -39,6 +39,7 @@ public final class JobConfig implements Serializable {
 
     private JobConfig(OptionValues values) {
         this.values = values;
+        checkMechanismName();
         checkAuto();
         checkArgument(
                 name().matches("[A-Za-z0-9._-]+"),
@@ -217,6 +218,25 @@ public final class JobConfig implements Serializable {
 
     public RecordsConfig records() {
         return new RecordsConfig(values);
+    }
+
+    /**
+     * An unknown {@code mechanism.name} is a spec error at load, whatever the entry point, and the
+     * refusal lists every name a spec may use: {@code auto}, the ensemble mechanisms and the
+     * per-teacher schemes.
+     */
+    private void checkMechanismName() {
+        String name = get(JobOptions.MECHANISM_NAME);
+        java.util.Set<String> known = new java.util.LinkedHashSet<>();
+        known.add(AutoPlanner.NAME);
+        known.addAll(Mechanisms.names());
+        known.addAll(new java.util.TreeSet<>(IndividualSchemes.names()));
+        checkArgument(
+                known.contains(name),
+                "mechanism.name: unknown mechanism '"
+                        + name
+                        + "'; known: "
+                        + String.join(", ", known));
     }
 
     /**

@@ -157,6 +157,16 @@ class JobSpecTest {
     }
 
     @Test
+    void aMisspeltMechanismIsRefusedAtLoadListingEveryName() {
+        assertThatThrownBy(() -> JobSpec.parse("mechanism: {name: gnmaxx}", "x"))
+                .hasMessageContaining("unknown mechanism 'gnmaxx'")
+                .hasMessageContaining("auto")
+                .hasMessageContaining("checked-gnmax")
+                .hasMessageContaining("scheme-a")
+                .hasMessageContaining("scheme-b");
+    }
+
+    @Test
     void unknownKeysAreNamed() {
         assertThatThrownBy(() -> JobSpec.parse("ensemble: {teacher: 5}", "x"))
                 .isInstanceOf(JobSpec.SpecException.class)
