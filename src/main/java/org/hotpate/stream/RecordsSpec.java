@@ -20,6 +20,7 @@ public final class RecordsSpec {
         requireFile("records.file", r.file());
         requireFile("teacher.public-file", r.teacher().publicFile());
         requireFile("generation.prompts-file", r.promptsFile());
+        requireFile("tokenizer.file", c.get(JobOptions.TOKENIZER_FILE));
         if (!r.promptsFile().isEmpty()) {
             try {
                 SequencePrompts.of(c); // reports a bad line now, naming the file
