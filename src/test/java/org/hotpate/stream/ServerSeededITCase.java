@@ -143,8 +143,9 @@ class ServerSeededITCase {
                         .as("the server's seeded votes were aggregated")
                         .isPositive();
                 Tokenizer gpt2 = Tokenizer.named("r50k_base");
+                // GPT-2 ids (the file tokenizer); the text is cut before the stop string "\n"
                 assertThat(run.records())
-                        .allMatch(rec -> gpt2.decode(rec.tokens()).equals(rec.text()));
+                        .allMatch(rec -> gpt2.decode(rec.tokens()).startsWith(rec.text()));
             }
         } finally {
             server.stop(0);
