@@ -28,8 +28,12 @@ def main(argv=None):
     ap.add_argument("--max-teachers", type=int, default=4096, help="refuse a larger --teachers range (memory bound)")
     ap.add_argument("--answer", default="vote", choices=["vote", "topk"], help="ModelVote (default) or sparse top-k")
     ap.add_argument("--top-k", type=int, default=64)
+    ap.add_argument("--temperature", type=float, default=1.0,
+                    help="teachers sample from softmax(logits / T): below 1 sharpens each teacher's distribution, so"
+                         " teachers agree more often (a teacher-side choice; privacy is the job's)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     ap.add_argument("--run", help="answer only this run id")
+    ap.add_argument("--verbose", action="store_true", help="log each step's most common vote")
     ap.add_argument("--exit-after-idle", type=float, default=0, help="exit after this many seconds without steps (0 = never)")
     a = ap.parse_args(argv)
 
@@ -101,18 +105,23 @@ def main(argv=None):
     heads = {t: tok.encode(worker.fill(template, texts[t][:max_records], max_chars, ""))
              for t in range(lo, hi + 1) if texts.get(t)}
     empty = [t for t in range(lo, hi + 1) if t not in heads]  # no user: they abstain (as in Java)
-    teachers = worker.Teachers(model, tok, heads, a.device, a.rows, a.max_sequences, a.answer, a.top_k, empty)
+    if not a.temperature > 0:
+        die("--temperature must be > 0; got %r" % a.temperature)
+    teachers = worker.Teachers(model, tok, heads, a.device, a.rows, a.max_sequences, a.answer, a.top_k, empty,
+                               a.temperature)
     topics = get("kafka.topics", {}) or {}
     print("hotpate_teacher: teachers %d-%d of %d, model %s (%d parameters, vocabulary %d), device %s"
           % (lo, hi, n, a.model, sum(p.numel() for p in model.parameters()), tok.vocabulary_size, a.device),
           file=sys.stderr, flush=True)
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # finally blocks flush the producer
     start = time.time()
     answered = worker.serve(
         teachers, a.bootstrap, topics.get("steps", "hotpate.steps"),
         topics.get("distributions", "hotpate.distributions"), a.run,
         group="hotpate-llm-%d-%d-%d" % (lo, hi, os.getpid()),
         log=lambda m: print(m, file=sys.stderr, flush=True),
-        stop_after_idle_s=a.exit_after_idle or None)
+        stop_after_idle_s=a.exit_after_idle or None, verbose=a.verbose)
     print("hotpate_teacher: done, %d teacher answers in %d steps (%.1f s)"
           % (answered, teachers.steps_answered, time.time() - start), file=sys.stderr)
 

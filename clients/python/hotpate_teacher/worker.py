@@ -78,9 +78,10 @@ def fill(template, records, max_chars, label):
 
 class Teachers:
     def __init__(self, model, tokenizer, heads, device="cpu", rows=64, max_sequences=16, answer="vote", top_k=64,
-                 empty=()):
+                 empty=(), temperature=1.0):
         """heads: {teacher_id: prompt ids before the public prompt}; empty: teachers without data
-        (they abstain)."""
+        (they abstain); temperature: the teachers sample from softmax(logits / temperature)."""
+        self.temperature = temperature
         self.empty = list(empty)
         self.model, self.tok, self.device = model, tokenizer, device
         self.ids = sorted(heads)
@@ -130,7 +131,7 @@ class Teachers:
         else:  # tokens the model does not have get probability 0
             logits = torch.cat([logits, torch.full((logits.shape[0], v - logits.shape[1]), float("-inf"),
                                                    device=logits.device)], 1)
-        probs = torch.softmax(logits.double(), -1).cpu().numpy()
+        probs = torch.softmax(logits.double() / self.temperature, -1).cpu().numpy()
         if self.answer_kind == "vote":
             votes = prf.coordinated_votes(probs, step["publicSeed"], self.ids)
             out = [(t, "vote", votes[i]) for i, t in enumerate(self.ids)]
@@ -147,7 +148,7 @@ class Teachers:
 
 
 def serve(teachers, bootstrap, steps_topic, distributions_topic, run=None, group=None, log=print,
-          stop_after_idle_s=None):
+          stop_after_idle_s=None, verbose=False):
     from confluent_kafka import Consumer, Producer
     from . import wire
     cons = Consumer({"bootstrap.servers": bootstrap, "group.id": group or "hotpate-llm-%d" % id(teachers),
@@ -181,7 +182,8 @@ def serve(teachers, bootstrap, steps_topic, distributions_topic, run=None, group
                 continue  # closed already: answering would only land in rejected
             started = started or time.time()
             now = int(time.time() * 1000)
-            for t, kind, value in teachers.answer(step):
+            out = teachers.answer(step)
+            for t, kind, value in out:
                 if kind == "vote":
                     b = wire.encode_model_vote(step, t, value, step["randomnessVersion"], now)
                 else:
@@ -189,6 +191,10 @@ def serve(teachers, bootstrap, steps_topic, distributions_topic, run=None, group
                 prod.produce(distributions_topic, key=str(t).encode(), value=b)
             prod.poll(0)
             answered += len(teachers.ids) + len(teachers.empty)
+            if verbose:
+                top = collections.Counter(v for _, k, v in out if k == "vote").most_common(1)
+                log("step %d/%d/%d: %s" % (step["sequenceId"], step["step"], step["attempt"],
+                                           "top vote %d x%d" % top[0] if top else "sparse answers"))
             if teachers.steps_answered % 20 == 0:
                 el = time.time() - started
                 log("hotpate_teacher: %d steps, %d teacher answers, %.1f teacher-steps/s, cache %.1f MB"
