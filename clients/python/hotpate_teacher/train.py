@@ -5,7 +5,7 @@ A byte-level BPE tokenizer and a Llama-architecture model (~2 M parameters: 4 la
 SpamAssassin corpus (data/spamassassin/public.jsonl.gz; never private.jsonl.gz) — in the prompt
 format the teacher worker uses: a public sender's subjects as examples, then one more. Saves
 config.json, model.safetensors, tokenizer.json and tokenizer_config.json (Hugging Face's layout).
-Fixed seeds; a few minutes on 2 cores. `--steps 0 --vocab 300` makes an untrained tiny model for
+Fixed seeds; at most --minutes (10) on 2 cores, whatever --steps (300) has reached by then. `--steps 0 --vocab 300` makes an untrained tiny model for
 tests.
 """
 import argparse
@@ -112,9 +112,9 @@ def main(argv=None):
     ap.add_argument("--kv-heads", type=int, default=2)
     ap.add_argument("--ffn", type=int, default=512)
     ap.add_argument("--steps", type=int, default=300)
-    ap.add_argument("--minutes", type=float, default=4.0, help="stop training after this long")
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--seq", type=int, default=160)
+    ap.add_argument("--minutes", type=float, default=10.0, help="stop training after this long")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=7)

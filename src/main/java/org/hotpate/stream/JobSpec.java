@@ -123,6 +123,11 @@ public final class JobSpec {
                 throw new SpecException(
                         "tokenizer and tokenizer.file are exclusive: name an encoding or a file");
             }
+            if (!Files.isRegularFile(Path.of(file.asText()))) {
+                // validated where the file is not (a model not yet trained or downloaded):
+                // ./hotpate run refuses it before anything starts (RecordsSpec.checkFiles)
+                return;
+            }
             name = RecordsConfig.fileTokenizer(file.asText());
         } else if (!Tokenizer.NAMES.contains(name)) {
             return; // reported by the tokenizer key's own check

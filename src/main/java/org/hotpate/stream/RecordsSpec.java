@@ -13,6 +13,7 @@ public final class RecordsSpec {
      * not).
      */
     public static void checkFiles(JobConfig c) {
+        requireFile("tokenizer.file", c.get(JobOptions.TOKENIZER_FILE));
         if (!c.ensemble().fromRecords()) {
             return;
         }
@@ -20,7 +21,6 @@ public final class RecordsSpec {
         requireFile("records.file", r.file());
         requireFile("teacher.public-file", r.teacher().publicFile());
         requireFile("generation.prompts-file", r.promptsFile());
-        requireFile("tokenizer.file", c.get(JobOptions.TOKENIZER_FILE));
         if (!r.promptsFile().isEmpty()) {
             try {
                 SequencePrompts.of(c); // reports a bad line now, naming the file

@@ -66,20 +66,30 @@ class HttpTeacherSpecTest {
                 .hasMessageContaining("teacher.vote must be one of");
     }
 
+    /** A spec naming a tokenizer.json that is not there parses; the run refuses it (exit 2). */
     @Test
-    void tokenizerFileAndNameAreExclusive() {
+    void aMissingTokenizerFileIsRefusedBeforeTheRunAndTheNameIsExclusive() {
+        JobConfig c =
+                JobSpec.parse(
+                        """
+                        ensemble: {source: external, teachers: 4, vocabulary: 300}
+                        tokenizer: {file: /nonexistent/tokenizer.json}
+                        budget: {epsilon: 4.0, delta: 1.0e-6}
+                        """,
+                        "t");
+        assertThatThrownBy(() -> RecordsSpec.checkFiles(c))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("tokenizer.file must be an existing file");
         assertThatThrownBy(
                         () ->
                                 JobSpec.parse(
                                         """
-                                        records: {file: users.jsonl}
-                                        ensemble: {source: records, kind: heterogeneous}
-                                        tokenizer: {file: /nonexistent/tokenizer.json}
-                                        budget: {epsilon: 4.0, delta: 1.0e-6}
+                                        ensemble: {source: external, teachers: 4}
+                                        tokenizer: cl100k_base
+                                        tokenizer.file: /x/tokenizer.json
                                         """,
                                         "t"))
                 .isInstanceOf(JobSpec.SpecException.class)
-                .hasMessageContaining("tokenizer.file")
-                .hasMessageContaining("does not exist");
+                .hasMessageContaining("exclusive");
     }
 }
