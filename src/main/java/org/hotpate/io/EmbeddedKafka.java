@@ -145,13 +145,31 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a broker listening on {@code port} (0: any free port), its log in a fresh temporary
+     * directory: a fixed port lets external teachers (the Python worker) connect to a run's
+     * embedded broker.
+     */
+    public static EmbeddedKafka startOnPort(int port) {
+        try {
+            return start(Files.createTempDirectory("hotpate-kafka-"), true, null, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Starts a broker with its log under {@code logDir} (created, formatted if new). */
     public static EmbeddedKafka start(Path logDir, boolean deleteOnClose) {
         return start(logDir, deleteOnClose, null);
     }
 
     private static EmbeddedKafka start(Path logDir, boolean deleteOnClose, String adminPassword) {
-        int port = freePort();
+        return start(logDir, deleteOnClose, adminPassword, 0);
+    }
+
+    private static EmbeddedKafka start(
+            Path logDir, boolean deleteOnClose, String adminPassword, int fixedPort) {
+        int port = fixedPort > 0 ? fixedPort : freePort();
         int controllerPort = freePort();
         try {
             Files.createDirectories(logDir);

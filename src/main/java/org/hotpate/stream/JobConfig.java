@@ -56,6 +56,11 @@ public final class JobConfig implements Serializable {
                 "budget.per-teacher-delta needs budget.per-teacher-epsilon > 0; got "
                         + budget().perTeacherDelta().orElse(0.0));
         checkArgument(
+                get(JobOptions.KAFKA_EMBEDDED_PORT) == 0
+                        || (kafka().embedded() && !kafka().security().sasl()),
+                "kafka.embedded-port is for a plaintext embedded broker (kafka.mode: embedded,"
+                        + " no SASL)");
+        checkArgument(
                 !ensemble().fromRecords() || !kafka().security().sasl(),
                 "ensemble.source: records does not support kafka.security-protocol "
                         + kafka().security().protocol()
@@ -357,6 +362,17 @@ public final class JobConfig implements Serializable {
      * from ({@code records-<topic>}: every file produced into one topic shares one budget, which
      * over-counts rather than under-counts), otherwise {@code ensemble.id}.
      */
+    /**
+     * Whether the run's tokens are text of a tokenizer (decoded records, prompts, stop strings):
+     * records runs, and external-teacher runs with {@code tokenizer.file} (a language model's
+     * vocabulary, e.g. the Python teacher worker's).
+     */
+    public boolean decodesText() {
+        return ensemble().fromRecords()
+                || (ensemble().source() == TeacherSource.EXTERNAL
+                        && !get(JobOptions.TOKENIZER_FILE).isEmpty());
+    }
+
     public String datasetId() {
         return budget().dataset()
                 .orElseGet(
@@ -474,6 +490,41 @@ public final class JobConfig implements Serializable {
         }
     }
 
+    /**
+     * What the server behind an http teacher can do (docs/llm-teachers.md): a server-seeded vote is
+     * a coordinated draw only where one seed gives every request of a step the same exponential
+     * race — vLLM's V1 sampler, or its model runner V2 when every prompt has one token length.
+     */
+    private static void checkHttpTeacher(RecordsConfig.Teacher t) {
+        String server = t.server();
+        if (t.serverSeeded()) {
+            checkArgument(
+                    t.model() == RecordsConfig.Model.HTTP,
+                    "teacher.vote: server-seeded needs teacher.model: http");
+            checkArgument(
+                    server.equals("vllm") || server.equals("vllm-v2"),
+                    "teacher.vote: server-seeded is a coordinated draw only on vLLM's V1 sampler"
+                            + " (teacher.server: vllm, or vllm-v2 with teacher.pad-tokens); "
+                            + server
+                            + "'s seed is not an exponential race shared by all requests"
+                            + " (llama.cpp: an inverse-CDF draw; openai: best-effort), so it is"
+                            + " refused; use teacher.vote: distribution");
+            checkArgument(
+                    !server.equals("vllm-v2") || (t.tokenIds() && t.padTokens() > 0),
+                    "teacher.server: vllm-v2 keys its noise by position: a server-seeded vote"
+                            + " needs teacher.token-ids: true and teacher.pad-tokens > 0 so that"
+                            + " every prompt of a step has one token length");
+        }
+        checkArgument(
+                !server.equals("openai") || t.topK() <= 20,
+                "teacher.server: openai returns at most 20 log-probabilities; teacher.top-k must"
+                        + " be <= 20; got "
+                        + t.topK());
+        checkArgument(
+                t.padTokens() == 0 || t.tokenIds(),
+                "teacher.pad-tokens needs teacher.token-ids: true (padding is counted in tokens)");
+    }
+
     /** What a records run needs: one prompt source, an http teacher's URL, no public fallback. */
     private void checkRecords() {
         RecordsConfig r = records();
@@ -483,6 +534,7 @@ public final class JobConfig implements Serializable {
         checkArgument(
                 r.teacher().model() != RecordsConfig.Model.HTTP || !r.teacher().url().isBlank(),
                 "teacher.url must be set when teacher.model is http");
+        checkHttpTeacher(r.teacher());
         checkArgument(
                 !ensemble().fromRecords() || generation().onFail() != FailPolicy.FALLBACK,
                 "generation.on-fail: fallback needs a simulated ensemble's public model; records"

@@ -333,6 +333,13 @@ public final class JobOptions {
                             "kafka.bootstrap",
                             "",
                             "Bootstrap servers (external mode), e.g. kafka:9092."));
+    public static final Option<Integer> KAFKA_EMBEDDED_PORT =
+            declare(
+                    Option.integer(
+                                    "kafka.embedded-port",
+                                    0,
+                                    "Port of the embedded broker (plaintext only; 0 = any free port): set it so that external teachers, e.g. the Python LLM worker, can connect to the run's broker.")
+                            .check(v -> v >= 0 && v <= 65535, "be in [0, 65535]"));
     public static final Option<Integer> KAFKA_PARTITIONS =
             declare(
                     positive(
@@ -670,13 +677,53 @@ public final class JobOptions {
                                     8,
                                     "http: requests in flight per job subtask (Flink async I/O capacity).")
                             .check(v -> v >= 1, "be >= 1"));
+    public static final Option<Boolean> TEACHER_TOKEN_IDS =
+            declare(
+                    Option.bool(
+                            "teacher.token-ids",
+                            false,
+                            "http: send prompts as token ids of the run's tokenizer (the generated prefix as released, never re-tokenized) and ask for return_tokens_as_token_ids (vLLM: answers as \"token_id:N\", no mass lost to string mapping; strings are still accepted and mapped through the tokenizer)."));
+    public static final Option<Integer> TEACHER_BATCH =
+            declare(
+                    Option.integer(
+                                    "teacher.batch",
+                                    1,
+                                    "http: prompts per request (a list in the completions prompt field, answered by choices[i].index); the prompts of one step are batched together.")
+                            .check(v -> v >= 1 && v <= 4096, "be in [1, 4096]"));
+    public static final Option<String> TEACHER_VOTE =
+            declare(
+                    Option.choice(
+                            "teacher.vote",
+                            "distribution",
+                            "http: distribution = the top-k log-probabilities become a sparse distribution (the unlisted mass abstains) and the job draws the coordinated vote; server-seeded = the server samples one token per teacher with seed = the step's public seed (max_tokens 1, n 1): a coordinated draw only on vLLM's V1 sampler (docs/llm-teachers.md), refused for other servers.",
+                            List.of("distribution", "server-seeded")));
+    public static final Option<String> TEACHER_SERVER =
+            declare(
+                    Option.choice(
+                            "teacher.server",
+                            "vllm",
+                            "http: what serves teacher.url — vllm (V1 engine: a per-request generator, an exponential race), vllm-v2 (model runner V2: noise keyed by seed and position; needs teacher.pad-tokens for server-seeded votes), llama.cpp, openai (logprobs capped at 20), other. Decides what teacher.vote and teacher.top-k may be.",
+                            List.of("vllm", "vllm-v2", "llama.cpp", "openai", "other")));
+    public static final Option<Integer> TEACHER_PAD_TOKENS =
+            declare(
+                    Option.integer(
+                                    "teacher.pad-tokens",
+                                    0,
+                                    "http with teacher.token-ids: the private part of every prompt (the template before {prompt}) is cut or left-padded with the end-of-text token to exactly this many tokens, so all teachers' prompts of a step have one length (vllm-v2 keys its noise by position). 0 = no padding.")
+                            .check(v -> v >= 0, "be >= 0"));
     public static final Option<String> TOKENIZER =
             declare(
                     Option.choice(
                             "tokenizer",
                             "cl100k_base",
-                            "BPE tokenizer of records runs (jtokkit); the vocabulary size comes from it.",
+                            "BPE tokenizer of records runs (jtokkit); the vocabulary size comes from it. `tokenizer: {file: PATH}` sets tokenizer.file instead.",
                             List.copyOf(Tokenizer.NAMES)));
+    public static final Option<String> TOKENIZER_FILE =
+            declare(
+                    Option.string(
+                            "tokenizer.file",
+                            "",
+                            "A model's own Hugging Face tokenizer.json (`tokenizer: {file: PATH}`; replaces `tokenizer`): vocabulary size, special and end-of-text tokens (eos_token of a tokenizer_config.json beside it), encoding and decoding. Must be readable where the job's teachers run."));
     public static final Option<String> GENERATION_PROMPT =
             declare(
                     Option.string(

@@ -106,15 +106,38 @@ public final class JobSpec {
     /** Fills the records-run defaults into the flattened spec (see the class comment). */
     private static void applyRecordsDefaults(Map<String, JsonNode> flat) {
         JsonNode source = flat.get(JobOptions.ENSEMBLE_SOURCE.key());
-        if (source == null || !"records".equals(source.asText())) {
+        JsonNode tokenizerFile = flat.get(JobOptions.TOKENIZER_FILE.key());
+        boolean externalText =
+                source != null
+                        && "external".equals(source.asText())
+                        && tokenizerFile != null
+                        && !tokenizerFile.asText().isEmpty();
+        if (source == null || !("records".equals(source.asText()) || externalText)) {
             return;
         }
         JsonNode tokenizer = flat.get(JobOptions.TOKENIZER.key());
         String name = tokenizer == null || tokenizer.isNull() ? "cl100k_base" : tokenizer.asText();
-        if (!Tokenizer.NAMES.contains(name)) {
+        JsonNode file = flat.get(JobOptions.TOKENIZER_FILE.key());
+        if (file != null && file.isTextual() && !file.asText().isEmpty()) {
+            if (tokenizer != null) {
+                throw new SpecException(
+                        "tokenizer and tokenizer.file are exclusive: name an encoding or a file");
+            }
+            if (!Files.isRegularFile(Path.of(file.asText()))) {
+                // validated where the file is not (a model not yet trained or downloaded):
+                // ./hotpate run refuses it before anything starts (RecordsSpec.checkFiles)
+                return;
+            }
+            name = RecordsConfig.fileTokenizer(file.asText());
+        } else if (!Tokenizer.NAMES.contains(name)) {
             return; // reported by the tokenizer key's own check
         }
-        int vocabulary = Tokenizer.named(name).vocabularySize();
+        int vocabulary;
+        try {
+            vocabulary = Tokenizer.named(name).vocabularySize();
+        } catch (IllegalArgumentException e) {
+            throw new SpecException("tokenizer.file: " + e.getMessage());
+        }
         JsonNode v = flat.get(JobOptions.ENSEMBLE_VOCABULARY.key());
         if (v != null && !v.isNull() && (!v.canConvertToInt() || v.asInt() != vocabulary)) {
             throw new SpecException(
@@ -126,6 +149,9 @@ public final class JobSpec {
                             + v);
         }
         flat.put(JobOptions.ENSEMBLE_VOCABULARY.key(), LongNode.valueOf(vocabulary));
+        if (externalText) {
+            return; // the other defaults are the records teachers'
+        }
         flat.putIfAbsent(
                 JobOptions.GENERATION_STEP_DEADLINE_MS.key(),
                 LongNode.valueOf(RECORDS_STEP_DEADLINE_MS));
@@ -190,10 +216,10 @@ public final class JobSpec {
             if (RENAMED.containsKey(path)) {
                 throw new SpecException(RENAMED.get(path));
             }
-            if (BY_KEY.containsKey(path)) {
+            if (value.isObject() && isSection(path)) {
+                flatten(path, value, out); // before the key itself: tokenizer: {file: F}
+            } else if (BY_KEY.containsKey(path)) {
                 out.put(path, value);
-            } else if (value.isObject() && isSection(path)) {
-                flatten(path, value, out);
             } else if (value.isTextual() && BY_KEY.containsKey(path + ".mode")) {
                 out.put(path + ".mode", value); // kafka: embedded
             } else {

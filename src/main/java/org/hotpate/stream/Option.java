@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
  * {@link java.util.Optional}. Specs written before may still spell "derived" as the old sentinel
  * ({@code 0} or {@code ""}); it reads as absent.
  *
- * @param <T> String, Integer, Long, Double, {@code Map<String, Double>} or {@code List<String>}
+ * @param <T> String, Integer, Long, Double, Boolean, {@code Map<String, Double>} or {@code
+ *     List<String>}
  */
 public final class Option<T> {
     /** How a value is written in YAML and read into Java. */
@@ -33,7 +34,8 @@ public final class Option<T> {
         DOUBLE,
         ENUM,
         DOUBLE_MAP,
-        STRING_LIST
+        STRING_LIST,
+        BOOLEAN
     }
 
     /** A validation rule: what the value must do ("be > 0"), as the message says it. */
@@ -76,6 +78,10 @@ public final class Option<T> {
 
     public static Option<String> string(String key, String dflt, String description) {
         return of(key, Type.STRING, dflt, description);
+    }
+
+    public static Option<Boolean> bool(String key, boolean dflt, String description) {
+        return of(key, Type.BOOLEAN, dflt, description);
     }
 
     public static Option<Integer> integer(String key, int dflt, String description) {
@@ -254,6 +260,11 @@ public final class Option<T> {
                 return (T) Double.valueOf(real(n));
             case DOUBLE_MAP:
                 return (T) doubles(n);
+            case BOOLEAN:
+                if (!n.isBoolean()) {
+                    throw new JobSpec.SpecException(key + " must be true or false; got " + n);
+                }
+                return (T) Boolean.valueOf(n.booleanValue());
             default:
                 return (T) strings(n);
         }

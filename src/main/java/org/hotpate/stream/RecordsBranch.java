@@ -112,7 +112,9 @@ final class RecordsBranch {
                                                 t.maxRecords(),
                                                 t.maxPromptChars(),
                                                 rc.maxPerUser(),
-                                                retention)))
+                                                retention,
+                                                t.tokenIds(),
+                                                t.padTokens())))
                         .uid("teachers")
                         .name("teachers");
         return AsyncDataStream.unorderedWait(
@@ -125,7 +127,11 @@ final class RecordsBranch {
                                         t.topK(),
                                         t.timeoutMs(),
                                         t.retries(),
-                                        rc.tokenizer())),
+                                        rc.tokenizer(),
+                                        t.tokenIds(),
+                                        t.batch(),
+                                        t.serverSeeded(),
+                                        cfg.ensemble().vocabularySize())),
                         cfg.generation().stepDeadlineMs() + t.timeoutMs(),
                         TimeUnit.MILLISECONDS,
                         t.concurrency())

@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.List;
 import org.hotpate.teachers.ngram.NgramModel;
 import org.hotpate.teachers.records.RecordFields;
+import org.hotpate.teachers.text.Tokenizer;
 
 /**
  * The records part of a job spec ({@code records.*}, {@code teacher.*}, {@code tokenizer}, {@code
@@ -49,9 +50,18 @@ public record RecordsConfig(OptionValues values) implements Serializable {
         return new Teacher(values);
     }
 
-    /** {@code tokenizer}: cl100k_base, o200k_base or r50k_base. */
+    /**
+     * The run's tokenizer name for {@code Tokenizer.named}: {@code tokenizer} (cl100k_base,
+     * o200k_base, r50k_base), or {@code file:<absolute path>} with {@code tokenizer.file}.
+     */
     public String tokenizer() {
-        return values.get(JobOptions.TOKENIZER);
+        String file = values.get(JobOptions.TOKENIZER_FILE);
+        return file.isEmpty() ? values.get(JobOptions.TOKENIZER) : fileTokenizer(file);
+    }
+
+    /** The tokenizer name of a tokenizer.json path (absolute: the teachers may run elsewhere). */
+    static String fileTokenizer(String file) {
+        return Tokenizer.FILE_PREFIX + java.nio.file.Path.of(file).toAbsolutePath().normalize();
     }
 
     /** {@code generation.prompt}: the public prefix of every sequence. */
@@ -131,6 +141,31 @@ public record RecordsConfig(OptionValues values) implements Serializable {
 
         public String modelName() {
             return values.get(JobOptions.TEACHER_MODEL_NAME);
+        }
+
+        /** {@code teacher.token-ids}: prompts as token ids, answers as "token_id:N". */
+        public boolean tokenIds() {
+            return values.get(JobOptions.TEACHER_TOKEN_IDS);
+        }
+
+        /** {@code teacher.batch}: prompts per request. */
+        public int batch() {
+            return values.get(JobOptions.TEACHER_BATCH);
+        }
+
+        /** {@code teacher.vote} is server-seeded: the server samples with the public seed. */
+        public boolean serverSeeded() {
+            return values.get(JobOptions.TEACHER_VOTE).equals("server-seeded");
+        }
+
+        /** {@code teacher.server}: vllm, vllm-v2, llama.cpp, openai or other. */
+        public String server() {
+            return values.get(JobOptions.TEACHER_SERVER);
+        }
+
+        /** {@code teacher.pad-tokens}: the private part of a prompt in tokens (0 = as it is). */
+        public int padTokens() {
+            return values.get(JobOptions.TEACHER_PAD_TOKENS);
         }
 
         public String apiKeyEnv() {

@@ -84,7 +84,7 @@ record RunReport(
         for (int tk : r.tokens()) {
             toks.add(tk);
         }
-        if (cfg.ensemble().fromRecords()) {
+        if (cfg.decodesText()) {
             o.put("prompt", r.prompt());
             if (!r.label().isEmpty()) {
                 o.put("label", r.label());
@@ -230,7 +230,7 @@ record RunReport(
         }
         s.put("sampler", cfg.sampler().name());
         s.put("teachers", cfg.ensemble().teachers());
-        if (cfg.ensemble().fromRecords()) {
+        if (cfg.decodesText()) {
             s.put("tokenizer", cfg.records().tokenizer());
         }
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));

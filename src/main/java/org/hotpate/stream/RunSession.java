@@ -195,7 +195,7 @@ public final class RunSession implements AutoCloseable {
                         kafka = EmbeddedKafka.startSecured();
                         resolved = KafkaClients.embeddedPrincipals(cfg, kafka, secrets);
                     } else {
-                        kafka = EmbeddedKafka.start();
+                        kafka = EmbeddedKafka.startOnPort(cfg.get(JobOptions.KAFKA_EMBEDDED_PORT));
                     }
                     bootstrap = kafka.bootstrapServers();
                 } else {

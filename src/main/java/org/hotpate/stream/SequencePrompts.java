@@ -36,7 +36,7 @@ public record SequencePrompts(List<Prompt> prompts) implements Serializable {
 
     /** The prompts a config implies (NONE unless the run is a records run). */
     public static SequencePrompts of(JobConfig cfg) {
-        if (!cfg.ensemble().fromRecords()) {
+        if (!cfg.decodesText()) {
             return NONE;
         }
         RecordsConfig r = cfg.records();

@@ -17,7 +17,7 @@ public record SequenceText(String tokenizer, List<String> stop) implements Seria
     public static final SequenceText NUMBERS = new SequenceText("", List.of());
 
     public static SequenceText of(JobConfig cfg) {
-        return cfg.ensemble().fromRecords()
+        return cfg.decodesText()
                 ? new SequenceText(cfg.records().tokenizer(), cfg.records().stop())
                 : NUMBERS;
     }

@@ -126,7 +126,7 @@ class HttpTeacherITCase {
         long deadline = System.currentTimeMillis() + deadlineIn + 3000; // + job start-up
         List<TeacherQuery> qs = new ArrayList<>();
         for (int t = 0; t < 3; t++) {
-            qs.add(new TeacherQuery("r", 0, 0, 0, t, "hello", deadline));
+            qs.add(new TeacherQuery("r", 0, 0, 0, t, "hello", new int[0], 42L, deadline));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
@@ -134,7 +134,7 @@ class HttpTeacherITCase {
         AsyncDataStream.unorderedWait(
                         env.fromData(qs).returns(Types.POJO(TeacherQuery.class)),
                         new HttpTeacherFunction(
-                                new HttpTeacherFunction.Settings(
+                                HttpTeacherFunction.Settings.simple(
                                         url, "m", "", 5, 1000, retries, "cl100k_base")),
                         30_000,
                         TimeUnit.MILLISECONDS,

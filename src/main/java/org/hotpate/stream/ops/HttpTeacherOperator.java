@@ -40,7 +40,9 @@ public final class HttpTeacherOperator
             int maxRecords,
             int maxPromptChars,
             int maxPerUser,
-            long retentionMs)
+            long retentionMs,
+            boolean tokenIds,
+            int padTokens)
             implements java.io.Serializable {}
 
     private final Settings settings;
@@ -136,6 +138,27 @@ public final class HttpTeacherOperator
                 }
             }
         }
+        if (settings.tokenIds()) {
+            int[] ids =
+                    CompletionProtocol.promptIds(
+                            tokenizer,
+                            settings.template(),
+                            mine,
+                            settings.maxPromptChars(),
+                            step.label(),
+                            step.history(),
+                            settings.padTokens());
+            return new TeacherQuery(
+                    step.runId(),
+                    step.sequenceId(),
+                    step.step(),
+                    step.attempt(),
+                    teacher,
+                    "",
+                    ids,
+                    step.publicSeed(),
+                    step.deadlineMs());
+        }
         String prefix = tokenizer.decode(step.history());
         String prompt =
                 CompletionProtocol.fill(
@@ -147,6 +170,8 @@ public final class HttpTeacherOperator
                 step.attempt(),
                 teacher,
                 prompt,
+                new int[0],
+                step.publicSeed(),
                 step.deadlineMs());
     }
 }

@@ -1,0 +1,1 @@
+"""hotpate's teacher worker for causal language models (Python + PyTorch): docs/llm-teachers.md."""

@@ -1,0 +1,117 @@
+"""Teacher-steps/s of the worker's model path, without Kafka:
+
+  python3 -m hotpate_teacher.bench --model DIR --teachers 512 --steps 16 [--device cuda]
+  python3 -m hotpate_teacher.bench --shape 8b --teachers 512 --device cuda --dtype bfloat16 [--hf]
+
+A step is what the worker does for one step of one sequence: every teacher's next-token
+distribution and its coordinated vote. The first step of a sequence prefills every teacher's
+prompt (--prompt-tokens of random ids); later steps feed one token to the cached batch. Prints one
+JSON line: prefill s, decode teacher-steps/s (distributions/s) and, with --hf and `transformers`
+installed, eager Hugging Face LlamaForCausalLM on the same shapes and weights in the same run.
+--shape 8b builds Llama-3-8B's shape (32 layers, d 4096, GQA 32/8, SwiGLU 14336, |V| 128256) with
+random weights (speed only).
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+import torch
+
+from . import llama, prf
+
+SHAPES = {"8b": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                 "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 500000.0},
+          "1b": {"vocab_size": 128256, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+                 "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 500000.0,
+                 "tie_word_embeddings": True}}
+
+
+def sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m hotpate_teacher.bench")
+    ap.add_argument("--model", help="Hugging Face-layout dir (else --shape with random weights)")
+    ap.add_argument("--shape", choices=sorted(SHAPES))
+    ap.add_argument("--teachers", type=int, default=64)
+    ap.add_argument("--rows", type=int, default=0, help="teachers per forward (0 = all)")
+    ap.add_argument("--prompt-tokens", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--hf", action="store_true", help="also time eager transformers.LlamaForCausalLM")
+    a = ap.parse_args(argv)
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    dtype = getattr(torch, a.dtype)
+    torch.manual_seed(0)
+    if a.model:
+        model = llama.load(a.model, a.device, dtype)
+    else:
+        model = llama.Llama(llama.Config(SHAPES[a.shape or "1b"])).to(a.device, dtype).eval()
+    c = model.config
+    rows = a.rows or a.teachers
+    rnd = np.random.default_rng(0)
+    prompts = [list(rnd.integers(0, c.vocab_size, a.prompt_tokens + int(rnd.integers(0, 8)))) for _ in range(a.teachers)]
+    t0 = time.time()
+    batches = [llama.Batch(model, prompts[i:i + rows], a.device) for i in range(0, a.teachers, rows)]
+    sync(a.device)
+    prefill = time.time() - t0
+    t0 = time.time()
+    vote_s = 0.0
+    for s in range(a.steps):
+        logits = torch.cat([b.append([int(rnd.integers(0, c.vocab_size))]) for b in batches], 0)
+        probs = torch.softmax(logits.double(), -1).cpu().numpy()
+        t1 = time.time()
+        prf.coordinated_votes(probs, 1000 + s, list(range(a.teachers)))
+        vote_s += time.time() - t1
+    sync(a.device)
+    decode = time.time() - t0
+    out = {"teachers": a.teachers, "rows": rows, "params": sum(p.numel() for p in model.parameters()),
+           "vocab": c.vocab_size, "device": a.device, "dtype": a.dtype, "threads": torch.get_num_threads(),
+           "prompt_tokens": a.prompt_tokens, "prefill_s": round(prefill, 3),
+           "teacher_steps_per_s": round(a.teachers * a.steps / decode, 1),
+           "vote_share": round(vote_s / decode, 3)}
+    if a.hf:
+        out["hf_teacher_steps_per_s"] = hf_rate(model, prompts, a)
+    print(json.dumps(out))
+
+
+def hf_rate(model, prompts, a):
+    """Eager transformers on the same weights: prefill with past_key_values, then one token a step."""
+    try:
+        import transformers
+    except ImportError:
+        return "transformers not installed"
+    c = model.config
+    hc = transformers.LlamaConfig(vocab_size=c.vocab_size, hidden_size=c.hidden_size,
+                                  intermediate_size=c.intermediate_size, num_hidden_layers=c.num_hidden_layers,
+                                  num_attention_heads=c.num_attention_heads, num_key_value_heads=c.num_key_value_heads,
+                                  rms_norm_eps=c.rms_norm_eps, rope_theta=c.rope_theta,
+                                  tie_word_embeddings=c.tie_word_embeddings)
+    hf = transformers.LlamaForCausalLM(hc).to(a.device, getattr(torch, a.dtype)).eval()
+    hf.load_state_dict(model.state_dict(), strict=False)
+    n = max(len(p) for p in prompts)
+    ids = torch.tensor([[0] * (n - len(p)) + p for p in prompts], device=a.device)
+    mask = torch.tensor([[0] * (n - len(p)) + [1] * len(p) for p in prompts], device=a.device)
+    with torch.no_grad():
+        out = hf(input_ids=ids, attention_mask=mask, use_cache=True)
+        past = out.past_key_values
+        sync(a.device)
+        t0 = time.time()
+        for s in range(a.steps):
+            mask = torch.cat([mask, torch.ones_like(mask[:, :1])], 1)
+            out = hf(input_ids=torch.full((len(prompts), 1), 5, device=a.device), attention_mask=mask,
+                     past_key_values=past, use_cache=True)
+            past = out.past_key_values
+            torch.softmax(out.logits[:, -1].double(), -1).cpu()
+        sync(a.device)
+    return round(len(prompts) * a.steps / (time.time() - t0), 1)
+
+
+if __name__ == "__main__":
+    main()
