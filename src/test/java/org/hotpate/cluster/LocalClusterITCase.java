@@ -544,7 +544,10 @@ class LocalClusterITCase {
         assertThat(after).contains(orphan.runId());
     }
 
-    /** A spec whose run lasts minutes (σ 100: many releases per ε), on its own local ledger. */
+    /**
+     * A spec whose run lasts minutes (σ 100: many releases per ε), on its own local ledger (named:
+     * a spec with an external Kafka keeps that Kafka's ledger with or without --cluster).
+     */
     private static Path orphanSpec(String name, String dataset, Path ledger) throws IOException {
         String yaml =
                 """
@@ -552,7 +555,7 @@ class LocalClusterITCase {
                 ensemble: {id: %s, teachers: 500, kind: homogeneous, source: planet-z, k: 20, seed: 1, payload: sparse, top-k: 64}
                 sampler: {type: coordinated, seed: 42}
                 mechanism: {name: confident-gnmax, params: {sigma1: 100, threshold: 125, sigma2: 100}}
-                budget: {epsilon: 2.0, delta: 1.0e-6, dataset-epsilon: 2.5, ledger-dir: "%s"}
+                budget: {epsilon: 2.0, delta: 1.0e-6, dataset-epsilon: 2.5, ledger: local, ledger-dir: "%s"}
                 generation: {sequences: 2000, concurrency: 20, max-steps: 4, on-fail: resample, max-attempts: 3, step-deadline-ms: 10000}
                 kafka:
                   mode: external
