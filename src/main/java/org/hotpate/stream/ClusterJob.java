@@ -67,6 +67,14 @@ public final class ClusterJob {
                     "budget.ledger must be kafka for a cluster deployment (TaskManagers share no"
                             + " local ledger directory)");
         }
+        if (cfg.ensemble().fromRecords()
+                && cfg.records().teacher().dpPrior()
+                && cfg.records().teacher().priorFile().isEmpty()) {
+            throw new JobSpec.SpecException(
+                    "teacher.prior: dp-ngram is released by ./hotpate run's driver; a cluster"
+                            + " deployment runs no driver: set teacher.prior-file to a released"
+                            + " prior.jsonl (public once released) or use teacher.prior: none");
+        }
         String bootstrap = cfg.kafka().bootstrap();
         Properties client = KafkaClients.job(cfg, bootstrap, KafkaClients.ENV);
         KafkaIo.createTopics(

@@ -70,10 +70,17 @@ public final class CoreBindings {
         return new PriorPlan(t.order(), t.priorPerUser(), t.priorShare());
     }
 
-    /** What the run's filter charges before the first step (the prior's release), or null. */
+    /**
+     * What the run's filter charges before the first step — the prior's release, once the driver
+     * released it ({@code teacher.prior-file} set) — or null. A run whose teachers use no prior is
+     * charged none.
+     */
     public static PrivacyEvent preCharge(JobConfig cfg) {
         PriorPlan p = priorPlan(cfg);
-        return p == null ? null : p.event(cfg.budget().terms(), worstCaseEvent(cfg));
+        if (p == null || cfg.records().teacher().priorFile().isEmpty()) {
+            return null;
+        }
+        return p.event(cfg.budget().terms(), worstCaseEvent(cfg));
     }
 
     /**
