@@ -86,8 +86,8 @@ public final class KeyedNoiseSource extends BitPoolSource {
         return s;
     }
 
-    /** The noise source for {@code label} under {@code secret} (32 bytes). */
-    public static KeyedNoiseSource of(byte[] secret, byte[] label) {
+    /** A run's secret: exactly {@value #SECRET_BYTES} bytes. */
+    private static void checkSecret(byte[] secret) {
         if (secret == null || secret.length != SECRET_BYTES) {
             throw new IllegalArgumentException(
                     "secret must be "
@@ -95,6 +95,11 @@ public final class KeyedNoiseSource extends BitPoolSource {
                             + " bytes; got "
                             + (secret == null ? "null" : secret.length + " bytes"));
         }
+    }
+
+    /** The noise source for {@code label} under {@code secret} (32 bytes). */
+    public static KeyedNoiseSource of(byte[] secret, byte[] label) {
+        checkSecret(secret);
         if (label == null) {
             throw new IllegalArgumentException("label must not be null");
         }
@@ -137,13 +142,7 @@ public final class KeyedNoiseSource extends BitPoolSource {
      * computationally independent noise at the same step keys.
      */
     public static byte[] accountSecret(byte[] secret, String account) {
-        if (secret == null || secret.length != SECRET_BYTES) {
-            throw new IllegalArgumentException(
-                    "secret must be "
-                            + SECRET_BYTES
-                            + " bytes; got "
-                            + (secret == null ? "null" : secret.length + " bytes"));
-        }
+        checkSecret(secret);
         if (account == null) {
             throw new IllegalArgumentException("account must not be null");
         }
