@@ -18,13 +18,18 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.RawRecord;
 
@@ -220,6 +225,52 @@ public final class KafkaIo {
             throw new IllegalStateException(
                     "creating topics " + topics + " failed: " + e.getCause(), e.getCause());
         }
+    }
+
+    /**
+     * Aborts the transactions still open under transactional ids starting with {@code prefix} (the
+     * exactly-once sink of an earlier run that is known to have ended: {@code hotpate-<runId>-})
+     * and returns their ids. A Flink Kafka sink does not abort on cancel or on a killed process,
+     * and a new run's ids never fence an old run's, so such a transaction holds every
+     * read_committed reader of its partitions at the last stable offset until the broker aborts it
+     * after that producer's {@code transaction.timeout.ms} (minutes): the next run on the same
+     * topics would see nothing meanwhile. Opening a producer under the same id ({@code
+     * initTransactions}) bumps its epoch and aborts the open transaction at once — what the broker
+     * would do at the timeout, never a commit, so nothing unreleased becomes visible. Only for a
+     * run that cannot commit again (its job ended): a restored job commits its checkpoint's
+     * pre-committed transactions, which this would lose.
+     */
+    public static List<String> abortOpenTransactions(Properties client, String prefix) {
+        List<String> ids = new ArrayList<>();
+        try (Admin admin = Admin.create(client)) {
+            for (TransactionListing t :
+                    admin.listTransactions(
+                                    new ListTransactionsOptions()
+                                            .filterStates(List.of(TransactionState.ONGOING)))
+                            .all()
+                            .get()) {
+                if (t.transactionalId().startsWith(prefix)) {
+                    ids.add(t.transactionalId());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while listing transactions", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "listing the open transactions failed: " + e.getCause(), e.getCause());
+        }
+        ids.sort(null);
+        for (String id : ids) {
+            Properties p = new Properties();
+            p.putAll(client);
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
+            try (KafkaProducer<byte[], byte[]> fence =
+                    new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+                fence.initTransactions(); // aborts the previous epoch's open transaction
+            }
+        }
+        return ids;
     }
 
     static final class RawDeserializer implements KafkaRecordDeserializationSchema<RawRecord> {

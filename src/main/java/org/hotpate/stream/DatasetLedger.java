@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
@@ -92,6 +93,7 @@ public final class DatasetLedger implements AutoCloseable {
     private final BudgetLedgerIo.DatasetLock lock; // null in kafka mode
     private Lease lease; // kafka mode, once acquired
     private LocalHold.Holder holder; // local mode: what the lock file says of this run
+    private String previousRun; // local mode: the run the lock file named when this one took it
 
     private DatasetLedger(JobConfig cfg, Properties client, BudgetLedgerIo.DatasetLock lock) {
         this.cfg = cfg;
@@ -124,7 +126,12 @@ public final class DatasetLedger implements AutoCloseable {
                 }
                 throw e;
             }
-            return new DatasetLedger(cfg, null, lock);
+            DatasetLedger opened = new DatasetLedger(cfg, null, lock);
+            opened.previousRun =
+                    LocalHold.Holder.parse(lock.previous())
+                            .map(LocalHold.Holder::runId)
+                            .orElse(null);
+            return opened;
         }
         String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
         KafkaIo.createTopics(
@@ -786,6 +793,14 @@ public final class DatasetLedger implements AutoCloseable {
                 markers.close();
             }
         }
+    }
+
+    /**
+     * Local ledger: the run that held the dataset before this one (named in the lock file, its
+     * driver gone and its job no longer running, else {@link #open} refused), if any.
+     */
+    public Optional<String> previousRun() {
+        return Optional.ofNullable(previousRun);
     }
 
     /**

@@ -49,6 +49,17 @@ public record JobIo(
                         bootstrap, t.name(Topic.TEACHER_FEEDBACK), group, startMs, client),
                 records,
                 KafkaIo.exactlyOnceSink(
-                        bootstrap, "hotpate-" + runId, cfg.kafka().transactionTimeoutMs(), client));
+                        bootstrap,
+                        transactionalIdPrefix(runId),
+                        cfg.kafka().transactionTimeoutMs(),
+                        client));
+    }
+
+    /**
+     * The transactional-id prefix of run {@code runId}'s sink: the Flink Kafka sink names its
+     * transactions {@code <prefix>-<subtask>-<checkpoint>}.
+     */
+    public static String transactionalIdPrefix(String runId) {
+        return "hotpate-" + runId;
     }
 }

@@ -238,6 +238,7 @@ public final class RunSession implements AutoCloseable {
      */
     private void composePrior() {
         datasetLedger.acquire(runId);
+        abortLeftoverTransactions();
         // One ledger per dataset: an embedded broker starts empty, so only an external one is read.
         datasetLedger.requireOneStore(cfg.kafka().embedded() ? null : client);
         account = resume == null ? runId : datasetLedger.resumeAccount(resume.metadata());
@@ -252,6 +253,44 @@ public final class RunSession implements AutoCloseable {
         }
         prior = datasetLedger.prior(account, resume == null);
         datasetLedger.requireRoom(prior);
+    }
+
+    /**
+     * The dataset's previous run, ended without committing (its cluster job cancelled once its
+     * driver was gone, a killed driver), can leave its sink's transactions open: every
+     * read_committed reader of those partitions — this run's driver among them, on the same topics
+     * — then stops at the last stable offset until the broker aborts them after their {@code
+     * kafka.transaction-timeout-ms}. That run holds the dataset no longer (this one got it past
+     * {@link DatasetLedger#open}'s orphan check), so its transactions can never commit: abort them
+     * now. Not this run's own (a resume commits its checkpoint's transactions).
+     */
+    private void abortLeftoverTransactions() {
+        String previous = datasetLedger.previousRun().orElse(null);
+        if (cfg.kafka().embedded() || previous == null || previous.equals(runId)) {
+            return;
+        }
+        try {
+            List<String> aborted =
+                    KafkaIo.abortOpenTransactions(
+                            client, JobIo.transactionalIdPrefix(previous) + "-");
+            if (!aborted.isEmpty()) {
+                System.err.println(
+                        "hotpate run: aborted "
+                                + aborted.size()
+                                + " transaction(s) the dataset's previous run "
+                                + previous
+                                + " left open (its job ended without committing them): "
+                                + aborted);
+            }
+        } catch (RuntimeException e) {
+            System.err.println(
+                    "hotpate run: cannot abort the transactions the previous run "
+                            + previous
+                            + " may have left open ("
+                            + e.getMessage()
+                            + "); the broker aborts them after their kafka.transaction-timeout-ms,"
+                            + " and this run's outputs wait for that");
+        }
     }
 
     /**

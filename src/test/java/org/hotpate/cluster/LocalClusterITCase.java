@@ -546,7 +546,10 @@ class LocalClusterITCase {
 
     /**
      * A spec whose run lasts minutes (σ 100: many releases per ε), on its own local ledger (named:
-     * a spec with an external Kafka keeps that Kafka's ledger with or without --cluster).
+     * a spec with an external Kafka keeps that Kafka's ledger with or without --cluster). Its
+     * sink's transaction timeout (600 s) outlasts the later run's output timeout (300 s): the
+     * cancelled orphan's open transactions on the shared topics would hold that run's results past
+     * it unless the run aborts them (CI failed on the 300 s default racing the timeout).
      */
     private static Path orphanSpec(String name, String dataset, Path ledger) throws IOException {
         String yaml =
@@ -561,6 +564,7 @@ class LocalClusterITCase {
                   mode: external
                   bootstrap: "%s"
                   topics: {steps: %s, distributions: %s, results: %s, records: %s, ledger: %s, rejected: %s}
+                  transaction-timeout-ms: 600000
                 flink: {parallelism: 2, checkpoint-interval-ms: 500}
                 output: {dir: %s, timeout-s: 300}
                 """

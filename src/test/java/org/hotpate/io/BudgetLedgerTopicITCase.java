@@ -175,4 +175,44 @@ class BudgetLedgerTopicITCase {
             lingering.close(Duration.ZERO);
         }
     }
+
+    /**
+     * A run that ended without committing (a cancelled job, a killed driver) leaves its sink's
+     * transactions open; the next run on the dataset aborts those of that run id only, and the
+     * readers go on at once instead of after the broker's transaction timeout.
+     */
+    @Test
+    void abortingAnEndedRunsOpenTransactionsFreesTheReaderAndLeavesOtherRunsAlone()
+            throws Exception {
+        String topic = topic("ended");
+        KafkaProducer<byte[], byte[]> ended0 = producer("hotpate-ended-7f-0-12");
+        KafkaProducer<byte[], byte[]> ended1 = producer("hotpate-ended-7f-1-12");
+        KafkaProducer<byte[], byte[]> other = producer("hotpate-ended-7f0-0-3");
+        try {
+            ended0.beginTransaction();
+            send(ended0, topic, rec("r3", 1.0));
+            ended1.beginTransaction();
+            send(ended1, topic, rec("r3", 1.0));
+            assertThatThrownBy(() -> BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(1)))
+                    .hasMessageContaining("last stable offset");
+
+            assertThat(KafkaIo.abortOpenTransactions(client, "hotpate-ended-7f-"))
+                    .containsExactly("hotpate-ended-7f-0-12", "hotpate-ended-7f-1-12");
+            assertThat(runs(BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(10))))
+                    .as("the aborted releases never become visible")
+                    .isEmpty();
+
+            // another run's transaction (its id only shares a prefix without the dash) stays open
+            other.beginTransaction();
+            send(other, topic, rec("r4", 2.0));
+            assertThat(KafkaIo.abortOpenTransactions(client, "hotpate-ended-7f-")).isEmpty();
+            other.commitTransaction();
+            assertThat(runs(BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(10))))
+                    .containsExactly("r4");
+        } finally {
+            ended0.close(Duration.ZERO);
+            ended1.close(Duration.ZERO);
+            other.close(Duration.ZERO);
+        }
+    }
 }
