@@ -47,6 +47,10 @@ class GoldenRunITCase {
                         + "output: {dir: \""
                         + work.resolve("out")
                         + "\"}\n";
+        // Every teacher's vote in every step, however slow the machine: a deadline that fires
+        // under load would change the votes (missing teachers abstain), not the code.
+        assertThat(spec).contains("generation: {");
+        spec = spec.replace("generation: {", "generation: {step-deadline-ms: 300000, ");
         JobConfig cfg = JobSpec.parse(spec, "demo");
         byte[] secret = new byte[32];
         for (int i = 0; i < secret.length; i++) {
