@@ -206,7 +206,7 @@ public final class LeverStudy {
         }
         List<String> privateTexts = corpus.records().stream().map(RecordsCorpus.Rec::text).toList();
         List<String> publicTexts =
-                RecordsEvaluation.publicTexts(publicFile, fields.textField(), Integer.MAX_VALUE);
+                PublicTexts.read(publicFile, fields.textField(), Integer.MAX_VALUE);
         Fidelity f = Fidelity.of(privateTexts, publicTexts);
         return new Setup(
                 tok,
