@@ -128,7 +128,7 @@ public final class LedgerMarkersIo implements AutoCloseable {
                                                         brokerMs))
                                 .ifPresent(out::add);
                     } catch (AvroWire.UndecodableException e) {
-                        throw BudgetLedgerIo.unreadable(topic, r, e);
+                        throw LedgerTopicReader.unreadable(topic, r, e);
                     }
                 }
             }
