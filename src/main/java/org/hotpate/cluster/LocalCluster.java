@@ -25,6 +25,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.io.LocalFiles;
 
 /**
  * A standalone Flink session cluster and a KRaft Kafka broker on this machine, each member its own
@@ -592,21 +593,10 @@ public final class LocalCluster {
             for (String f : List.of("config.yaml", "kafka.properties", "log4j.properties")) {
                 Files.deleteIfExists(dir.resolve("conf").resolve(f));
             }
-            deleteTree(dir.resolve("kafka"));
+            LocalFiles.deleteTree(dir.resolve("kafka"));
             Files.createDirectories(dir.resolve("kafka"));
         } catch (IOException e) {
             say("WARNING: could not clean " + dir + " after the failed start: " + e.getMessage());
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 
