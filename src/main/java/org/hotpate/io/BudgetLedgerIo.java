@@ -185,7 +185,8 @@ public final class BudgetLedgerIo {
                 clientProperties,
                 topic,
                 timeout,
-                AvroWire::decodeBudgetRecord, // empty for reserved kinds (per-teacher entries)
+                BudgetLedgerWire
+                        ::decodeBudgetRecord, // empty for reserved kinds (per-teacher entries)
                 BudgetRecord::key,
                 BudgetRecord::max);
     }
@@ -200,7 +201,7 @@ public final class BudgetLedgerIo {
                 clientProperties,
                 topic,
                 timeout,
-                AvroWire::decodeTeacherSpend,
+                BudgetLedgerWire::decodeTeacherSpend,
                 TeacherSpend::key,
                 TeacherSpend::merge);
     }

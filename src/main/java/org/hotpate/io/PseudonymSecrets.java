@@ -110,7 +110,7 @@ public final class PseudonymSecrets {
                                     topic,
                                     BudgetRecord.pseudonymKeyKey(dataset)
                                             .getBytes(StandardCharsets.UTF_8),
-                                    AvroWire.encodePseudonymKey(
+                                    BudgetLedgerWire.encodePseudonymKey(
                                             dataset, fresh, System.currentTimeMillis())))
                     .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (Exception e) {
@@ -158,7 +158,7 @@ public final class PseudonymSecrets {
                         continue;
                     }
                     try {
-                        var e = AvroWire.decodePseudonymKey(r.value());
+                        var e = BudgetLedgerWire.decodePseudonymKey(r.value());
                         if (e.isPresent() && e.get().getKey().equals(dataset)) {
                             found = e.get().getValue();
                             foundTs = r.timestamp();
