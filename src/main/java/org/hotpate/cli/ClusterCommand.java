@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import org.hotpate.cluster.ClusterHealth;
 import org.hotpate.cluster.ClusterInfo;
 import org.hotpate.cluster.LocalCluster;
 
@@ -113,7 +114,7 @@ public final class ClusterCommand implements Command {
                 if (!Files.isDirectory(dir)) {
                     throw new UsageException("no cluster directory " + dir);
                 }
-                out.print(LocalCluster.status(dir));
+                out.print(ClusterHealth.status(dir));
                 return 0;
             default:
                 throw new UsageException(

@@ -14,9 +14,9 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.hotpate.cluster.ClusterHealth;
 import org.hotpate.cluster.ClusterInfo;
 import org.hotpate.cluster.ClusterLib;
-import org.hotpate.cluster.LocalCluster;
 import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
@@ -103,7 +103,7 @@ public final class RunCommand implements Command {
             Path dir = Path.of(a.string("cluster", null));
             ClusterInfo info;
             try {
-                info = LocalCluster.requireRunning(dir, err);
+                info = ClusterHealth.requireRunning(dir, err);
             } catch (IllegalStateException e) {
                 err.println("hotpate run: " + e.getMessage());
                 return 1;

@@ -130,7 +130,7 @@ final class Members {
         int below = ephemeralLow();
         java.util.Random r = java.util.concurrent.ThreadLocalRandom.current();
         for (int i = 0; below - LOWEST_PORT > 1000 && i < 100; i++) {
-            int p = LOWEST_PORT + r.nextInt(below - LOWEST_PORT - LocalCluster.METRICS_PORT_RANGE);
+            int p = LOWEST_PORT + r.nextInt(below - LOWEST_PORT - ClusterPorts.METRICS_PORT_RANGE);
             if (isFree(p)) {
                 return p;
             }

@@ -9,9 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Properties;
-import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
@@ -328,11 +326,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         server.shutdown();
         server.awaitShutdown();
         if (deleteOnClose) {
-            try (Stream<Path> s = Files.walk(logDir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            } catch (IOException ignored) {
-                // best effort: a temp dir left behind is harmless
-            }
+            LocalFiles.deleteTreeQuietly(logDir);
         }
     }
 

@@ -72,7 +72,7 @@ public final class LedgerMarkersIo implements AutoCloseable {
                                             topic,
                                             partition.partition(),
                                             m.key().getBytes(StandardCharsets.UTF_8),
-                                            AvroWire.encode(m)))
+                                            BudgetLedgerWire.encode(m)))
                             .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return md.offset();
         } catch (InterruptedException e) {
@@ -115,7 +115,7 @@ public final class LedgerMarkersIo implements AutoCloseable {
                                 r.timestampType() == TimestampType.LOG_APPEND_TIME
                                         ? r.timestamp()
                                         : DatasetLeases.UNKNOWN_TIME;
-                        AvroWire.decodeMarker(r.value())
+                        BudgetLedgerWire.decodeMarker(r.value())
                                 .filter(m -> m.dataset().equals(dataset))
                                 .map(
                                         m ->
@@ -128,7 +128,7 @@ public final class LedgerMarkersIo implements AutoCloseable {
                                                         brokerMs))
                                 .ifPresent(out::add);
                     } catch (AvroWire.UndecodableException e) {
-                        throw BudgetLedgerIo.unreadable(topic, r, e);
+                        throw LedgerTopicReader.unreadable(topic, r, e);
                     }
                 }
             }

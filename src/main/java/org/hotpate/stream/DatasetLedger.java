@@ -13,8 +13,10 @@ import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.DatasetLock;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.io.LedgerMarkersIo;
+import org.hotpate.io.PseudonymSecrets;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerMarker;
 import org.hotpate.model.TeacherSpend;
@@ -90,12 +92,12 @@ public final class DatasetLedger implements AutoCloseable {
 
     private final JobConfig cfg;
     private final Properties client; // null in local mode
-    private final BudgetLedgerIo.DatasetLock lock; // null in kafka mode
+    private final DatasetLock lock; // null in kafka mode
     private Lease lease; // kafka mode, once acquired
     private LocalHold.Holder holder; // local mode: what the lock file says of this run
     private String previousRun; // local mode: the run the lock file named when this one took it
 
-    private DatasetLedger(JobConfig cfg, Properties client, BudgetLedgerIo.DatasetLock lock) {
+    private DatasetLedger(JobConfig cfg, Properties client, DatasetLock lock) {
         this.cfg = cfg;
         this.client = client;
         this.lock = lock;
@@ -107,9 +109,9 @@ public final class DatasetLedger implements AutoCloseable {
      */
     public static DatasetLedger open(JobConfig cfg, Properties client) {
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
-            BudgetLedgerIo.DatasetLock lock;
+            DatasetLock lock;
             try {
-                lock = BudgetLedgerIo.lockLocal(cfg.ledgerDir(), cfg.datasetId());
+                lock = DatasetLock.acquire(cfg.ledgerDir(), cfg.datasetId());
             } catch (IllegalStateException e) {
                 throw new DatasetInUseException(e.getMessage());
             } catch (IOException e) {
@@ -330,12 +332,12 @@ public final class DatasetLedger implements AutoCloseable {
     public byte[] pseudonymSecret() {
         if (client == null) {
             try {
-                return BudgetLedgerIo.pseudonymSecretLocal(cfg.ledgerDir(), cfg.datasetId());
+                return PseudonymSecrets.readOrCreateLocal(cfg.ledgerDir(), cfg.datasetId());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
-        return BudgetLedgerIo.pseudonymSecretTopic(
+        return PseudonymSecrets.readOrCreateOnTopic(
                 client,
                 cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
                 cfg.datasetId(),
@@ -915,7 +917,7 @@ public final class DatasetLedger implements AutoCloseable {
      */
     public static java.util.Optional<Hold> localHold(java.nio.file.Path dir, String dataset) {
         LocalHold.Holder h =
-                LocalHold.Holder.parse(BudgetLedgerIo.lockRecord(dir, dataset)).orElse(null);
+                LocalHold.Holder.parse(DatasetLock.holderRecord(dir, dataset)).orElse(null);
         if (h == null) {
             return java.util.Optional.empty();
         }

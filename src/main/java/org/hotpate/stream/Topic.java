@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.hotpate.io.AvroWire;
+import org.hotpate.io.BudgetLedgerWire;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
@@ -108,7 +109,7 @@ public final class Topic<T> implements Serializable {
                             + " operator-only), key <dataset>/run/<run id>.",
                     Writer.JOB,
                     BudgetRecord::key,
-                    AvroWire::encode);
+                    BudgetLedgerWire::encode);
 
     /** Each teacher's spending, on the budget-ledger topic (key {@code <dataset>/teacher/<id>}). */
     public static final Topic<TeacherSpend> TEACHER_SPENDING =
@@ -117,7 +118,7 @@ public final class Topic<T> implements Serializable {
                     BUDGET_LEDGER.description,
                     Writer.JOB,
                     TeacherSpend::key,
-                    AvroWire::encode);
+                    BudgetLedgerWire::encode);
 
     public static final Topic<TeacherFeedback> TEACHER_FEEDBACK =
             new Topic<>(

@@ -1028,7 +1028,7 @@ class LocalClusterITCase {
     }
 
     private static JsonNode rest(String path) {
-        return LocalCluster.getJson(HTTP, info.rest() + path).orElse(JSON.createObjectNode());
+        return ClusterHealth.getJson(HTTP, info.rest() + path).orElse(JSON.createObjectNode());
     }
 
     private static void awaitCommittedRecords(String topic, int n, Duration timeout) {

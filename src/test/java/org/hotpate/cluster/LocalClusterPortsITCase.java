@@ -51,7 +51,7 @@ class LocalClusterPortsITCase {
      * A port source that takes the port it hands out for a purpose in {@code take}, the first
      * {@code take.get(purpose)} times that purpose is asked for.
      */
-    private LocalCluster.PortSource taking(Map<String, Integer> take, Map<String, Integer> log) {
+    private ClusterPorts.PortSource taking(Map<String, Integer> take, Map<String, Integer> log) {
         Map<String, Integer> asked = new TreeMap<>();
         return purpose -> {
             int p = Members.freePort();
@@ -106,7 +106,7 @@ class LocalClusterPortsITCase {
             assertThat(Members.ours(dir, m.name(), m.pid())).as(m.name()).isPresent();
         }
         HttpClient http = HttpClient.newHttpClient();
-        assertThat(LocalCluster.registeredSlots(http, info)).isEqualTo(4);
+        assertThat(ClusterHealth.registeredSlots(http, info)).isEqualTo(4);
         // Each Flink process reports the Prometheus port it bound, and it answers there.
         for (ClusterInfo.Member m : info.members()) {
             if (!m.name().equals("kafka")) {
@@ -142,7 +142,7 @@ class LocalClusterPortsITCase {
                                         LocalCluster.Settings.of(dir, 1, 1),
                                         System.err,
                                         taking(Map.of("jobmanager-rpc", 100), taken)))
-                .isInstanceOf(LocalCluster.PortTakenException.class)
+                .isInstanceOf(ClusterPorts.PortTakenException.class)
                 .hasMessageContaining("jobmanager");
         assertThat(taken).hasSize(LocalCluster.START_ATTEMPTS);
         assertThat(Members.all(dir)).as("no process of the failed start").isEmpty();

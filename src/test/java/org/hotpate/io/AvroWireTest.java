@@ -204,7 +204,7 @@ class AvroWireTest {
                         2.5,
                         99,
                         new double[] {3, 1e-6, 8, 0, 0});
-        assertThat(AvroWire.decodeBudgetRecord(AvroWire.encode(b)))
+        assertThat(BudgetLedgerWire.decodeBudgetRecord(BudgetLedgerWire.encode(b)))
                 .get()
                 .usingRecursiveComparison()
                 .isEqualTo(b);
@@ -359,7 +359,7 @@ class AvroWireTest {
         org.hotpate.model.TeacherSpend t =
                 new org.hotpate.model.TeacherSpend(
                         "D", 4, "scheme-a/p", 2, 3, 11, 0.7, 1e-6, false, "r", 9);
-        assertThat(AvroWire.decodeTeacherSpend(AvroWire.encode(t))).contains(t);
+        assertThat(BudgetLedgerWire.decodeTeacherSpend(BudgetLedgerWire.encode(t))).contains(t);
         Schema v1;
         try (var in =
                 getClass().getResourceAsStream("/schemas/legacy/budget_ledger_record-v1.avsc")) {
@@ -389,12 +389,14 @@ class AvroWireTest {
                         .encode(old);
         byte[] raw = new byte[bytes.remaining()];
         bytes.get(raw);
-        org.hotpate.model.TeacherSpend read = AvroWire.decodeTeacherSpend(raw).orElseThrow();
+        org.hotpate.model.TeacherSpend read =
+                BudgetLedgerWire.decodeTeacherSpend(raw).orElseThrow();
         assertThat(read.charges()).isEqualTo(5);
         assertThat(read.pending()).isZero();
         assertThat(read.version()).isZero();
         assertThat(read.retired()).isTrue();
-        assertThat(AvroWire.decodeBudgetRecord(raw)).isEmpty(); // a teacher entry, not a run's
+        assertThat(BudgetLedgerWire.decodeBudgetRecord(raw))
+                .isEmpty(); // a teacher entry, not a run's
     }
 
     /** A dataset's pseudonym secret on the ledger topic; readers of other kinds skip it. */
@@ -402,11 +404,11 @@ class AvroWireTest {
     void pseudonymKeyEntriesRoundTripAndOtherReadersSkipThem() throws Exception {
         byte[] secret = new byte[32];
         secret[5] = 9;
-        byte[] b = AvroWire.encodePseudonymKey("D", secret, 1);
-        var e = AvroWire.decodePseudonymKey(b).orElseThrow();
+        byte[] b = BudgetLedgerWire.encodePseudonymKey("D", secret, 1);
+        var e = BudgetLedgerWire.decodePseudonymKey(b).orElseThrow();
         assertThat(e.getKey()).isEqualTo("D");
         assertThat(e.getValue()).isEqualTo(secret);
-        assertThat(AvroWire.decodeBudgetRecord(b)).isEmpty();
-        assertThat(AvroWire.decodeTeacherSpend(b)).isEmpty();
+        assertThat(BudgetLedgerWire.decodeBudgetRecord(b)).isEmpty();
+        assertThat(BudgetLedgerWire.decodeTeacherSpend(b)).isEmpty();
     }
 }

@@ -58,7 +58,7 @@ class BudgetLedgerIoTest {
         double a = 0.1 + 0.2; // 0.30000000000000004
         double b = Math.nextDown(1.23441);
         BudgetRecord r = rec("r1", a, b, 3, 1);
-        BudgetRecord back = BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(r));
+        BudgetRecord back = BudgetLedgerJson.fromJson(BudgetLedgerJson.toJson(r));
         assertThat(back.rdp()[0]).isEqualTo(a);
         assertThat(back.rdp()[1]).isEqualTo(b);
         assertThat(back.epsilon()).isEqualTo(a + b);
@@ -66,7 +66,8 @@ class BudgetLedgerIoTest {
         for (int i = 0; i < 1000; i++) {
             double x = rnd.nextDouble() * Math.pow(10, rnd.nextInt(-8, 3));
             double y = Double.longBitsToDouble(rnd.nextLong(0, 0x7fefffffffffffffL));
-            BudgetRecord q = BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(rec("r", x, y, 1, 1)));
+            BudgetRecord q =
+                    BudgetLedgerJson.fromJson(BudgetLedgerJson.toJson(rec("r", x, y, 1, 1)));
             assertThat(Double.doubleToRawLongBits(q.rdp()[0]))
                     .isEqualTo(Double.doubleToRawLongBits(x));
             assertThat(Double.doubleToRawLongBits(q.rdp()[1]))
@@ -91,8 +92,8 @@ class BudgetLedgerIoTest {
                         Double.POSITIVE_INFINITY,
                         1,
                         new double[0]);
-        assertThat(BudgetLedgerIo.toJson(nonPrivate)).contains("\"epsilon\":null");
-        assertThat(BudgetLedgerIo.fromJson(BudgetLedgerIo.toJson(nonPrivate)).epsilon())
+        assertThat(BudgetLedgerJson.toJson(nonPrivate)).contains("\"epsilon\":null");
+        assertThat(BudgetLedgerJson.fromJson(BudgetLedgerJson.toJson(nonPrivate)).epsilon())
                 .isInfinite();
     }
 
@@ -107,13 +108,13 @@ class BudgetLedgerIoTest {
 
     @Test
     void aDatasetIsLockedForOneRunAtATime() throws IOException {
-        try (var lock = BudgetLedgerIo.lockLocal(dir, "D")) {
-            assertThatThrownBy(() -> BudgetLedgerIo.lockLocal(dir, "D"))
+        try (var lock = DatasetLock.acquire(dir, "D")) {
+            assertThatThrownBy(() -> DatasetLock.acquire(dir, "D"))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("dataset 'D' is in use");
-            BudgetLedgerIo.lockLocal(dir, "E").close(); // another dataset is free
+            DatasetLock.acquire(dir, "E").close(); // another dataset is free
         }
-        BudgetLedgerIo.lockLocal(dir, "D").close(); // released
+        DatasetLock.acquire(dir, "D").close(); // released
     }
 
     private static TeacherSpend teacher(long charges, long pending, long version) {
@@ -124,13 +125,14 @@ class BudgetLedgerIoTest {
     @Test
     void aTeacherEntryKeepsItsPendingInvolvementsAndReadsOldEntriesWithoutThem() throws Exception {
         TeacherSpend t = teacher(2, 3, 9);
-        assertThat(BudgetLedgerIo.teacherFromJson(BudgetLedgerIo.teacherToJson(t))).isEqualTo(t);
+        assertThat(BudgetLedgerJson.teacherFromJson(BudgetLedgerJson.teacherToJson(t)))
+                .isEqualTo(t);
         // written before pending/entryVersion existed
         String old =
                 "{\"version\":1,\"kind\":\"teacher\",\"dataset\":\"D\",\"teacherId\":3,"
                         + "\"plan\":\"scheme-a/p\",\"charges\":4,\"epsilon\":1.5,\"delta\":1e-6,"
                         + "\"retired\":false,\"runId\":\"r0\",\"updatedAtMs\":5}";
-        TeacherSpend read = BudgetLedgerIo.teacherFromJson(old);
+        TeacherSpend read = BudgetLedgerJson.teacherFromJson(old);
         assertThat(read.charges()).isEqualTo(4);
         assertThat(read.pending()).isZero();
         assertThat(read.version()).isZero();

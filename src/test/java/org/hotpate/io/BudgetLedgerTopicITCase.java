@@ -81,12 +81,12 @@ class BudgetLedgerTopicITCase {
     }
 
     private static void send(KafkaProducer<byte[], byte[]> prod, String topic, BudgetRecord r) {
-        prod.send(new ProducerRecord<>(topic, bytes(r.key()), AvroWire.encode(r)));
+        prod.send(new ProducerRecord<>(topic, bytes(r.key()), BudgetLedgerWire.encode(r)));
         prod.flush();
     }
 
     private static void send(KafkaProducer<byte[], byte[]> prod, String topic, TeacherSpend t) {
-        prod.send(new ProducerRecord<>(topic, bytes(t.key()), AvroWire.encode(t)));
+        prod.send(new ProducerRecord<>(topic, bytes(t.key()), BudgetLedgerWire.encode(t)));
         prod.flush();
     }
 

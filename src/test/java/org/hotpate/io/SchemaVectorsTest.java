@@ -136,7 +136,7 @@ class SchemaVectorsTest {
                                 "alice@example.org", "Re: apt 0.5.7 on RH 7.x", "ham", -1L)));
         v.put(
                 "budget_ledger_record",
-                AvroWire.encode(
+                BudgetLedgerWire.encode(
                         new BudgetRecord(
                                 "records-hotpate.private-records",
                                 "demo-20261123-065128-1117",
@@ -231,7 +231,7 @@ class SchemaVectorsTest {
                                 .user())
                 .isEqualTo("alice@example.org");
         assertThat(
-                        AvroWire.decodeBudgetRecord(
+                        BudgetLedgerWire.decodeBudgetRecord(
                                         Files.readAllBytes(DIR.resolve("budget_ledger_record.bin")))
                                 .orElseThrow()
                                 .datasetPlan())

@@ -8,6 +8,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.PseudonymSecrets;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.TeacherIds;
 import org.hotpate.teachers.records.UserDirectory;
@@ -84,7 +85,7 @@ class DatasetLedgerTeachersTest {
                     new TeacherSpend(
                             "dsx", ids.durable(2), plan, 4, 1, 5, 2.0, 1e-6, false, "r1", 1));
         }
-        Path keyFile = BudgetLedgerIo.pseudonymKeyFile(dir, "dsx");
+        Path keyFile = PseudonymSecrets.keyFile(dir, "dsx");
         assertThat(Files.getPosixFilePermissions(keyFile))
                 .isEqualTo(PosixFilePermissions.fromString("rw-------"));
         assertThat(Files.readString(keyFile).strip()).hasSize(64);

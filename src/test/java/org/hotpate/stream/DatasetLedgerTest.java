@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.DatasetLock;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
@@ -237,17 +238,17 @@ class DatasetLedgerTest {
         long pid = ProcessHandle.current().pid();
         try (DatasetLedger held = DatasetLedger.open(ensembleSpec(), null)) {
             held.acquire(RUN);
-            assertThat(BudgetLedgerIo.lockRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
+            assertThat(DatasetLock.holderRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
             held.jobSubmitting(NO_JOBMANAGER);
-            assertThat(BudgetLedgerIo.lockRecord(dir, "D"))
+            assertThat(DatasetLock.holderRecord(dir, "D"))
                     .isEqualTo(RUN + " pid " + pid + " job pending at " + NO_JOBMANAGER);
             held.jobSubmitted(NO_JOBMANAGER, "0123abcd");
-            assertThat(BudgetLedgerIo.lockRecord(dir, "D"))
+            assertThat(DatasetLock.holderRecord(dir, "D"))
                     .isEqualTo(RUN + " pid " + pid + " job 0123abcd at " + NO_JOBMANAGER);
             assertThat(DatasetLedger.localHold(dir, "D"))
                     .hasValueSatisfying(h -> assertThat(h.status()).startsWith("running (driver"));
             held.jobEnded();
-            assertThat(BudgetLedgerIo.lockRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
+            assertThat(DatasetLock.holderRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.hotpate.cli.Main;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.DatasetLock;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.protocol.LocalHold;
 import org.junit.jupiter.api.Test;
@@ -79,7 +80,7 @@ class DriverKillITCase {
                 .isGreaterThanOrEqualTo(seen);
         assertThat(entries.get(0).epsilon()).isPositive();
 
-        String record = BudgetLedgerIo.lockRecord(ledger, "killed-x");
+        String record = DatasetLock.holderRecord(ledger, "killed-x");
         assertThat(LocalHold.Holder.parse(record))
                 .as(record)
                 .hasValueSatisfying(

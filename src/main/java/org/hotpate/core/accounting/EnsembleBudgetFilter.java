@@ -549,36 +549,7 @@ public final class EnsembleBudgetFilter {
      * release, so at the boundary it may admit one fewer when that running sum rounds up.
      */
     public static long maxReleases(Config config, double[] rdpPerRelease, double deltaPerRelease) {
-        checkNotNull("config", config);
-        checkNotNull("rdpPerRelease", rdpPerRelease);
-        checkArgument(
-                rdpPerRelease.length == config.grid().size(), "rdpPerRelease must match the grid");
-        double r = rdpPerRelease[config.orderIndex()];
-        double b = config.rdpBudget();
-        long n = MAX_RELEASES;
-        if (r > 0) {
-            n = b < 0 ? 0 : (long) Math.min(MAX_RELEASES, Math.floor(b / r));
-            while (n > 0 && n * r > b) {
-                n--;
-            }
-            while (n < MAX_RELEASES && (n + 1) * r <= b) {
-                n++;
-            }
-        } else if (!(r == 0 && 0 <= b)) {
-            return 0; // NaN/∞ cost, or nothing fits
-        }
-        if (deltaPerRelease > 0) {
-            long nd =
-                    (long)
-                            Math.min(
-                                    MAX_RELEASES,
-                                    Math.floor(config.approxDeltaShare() / deltaPerRelease));
-            while (nd > 0 && nd * deltaPerRelease > config.approxDeltaShare()) {
-                nd--;
-            }
-            n = Math.min(n, nd);
-        }
-        return n;
+        return FilterPlanning.maxReleases(config, rdpPerRelease, deltaPerRelease);
     }
 
     /** {@link #maxReleases(Config, double[], double)} for a worst-case event. */

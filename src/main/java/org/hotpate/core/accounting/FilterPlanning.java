@@ -39,7 +39,7 @@ final class FilterPlanning {
                             grid.order(i),
                             rdpPerRelease,
                             deltaPerRelease);
-            long n = EnsembleBudgetFilter.maxReleases(c, rdpPerRelease, deltaPerRelease);
+            long n = maxReleases(c, rdpPerRelease, deltaPerRelease);
             double e =
                     EnsembleBudgetFilter.epsilonAfter(
                                     c, rdpPerRelease, deltaPerRelease, Math.max(n, 1))
@@ -51,6 +51,45 @@ final class FilterPlanning {
             }
         }
         return best;
+    }
+
+    /**
+     * The largest N such that N releases of the given cost fit at {@code config}'s fixed order and
+     * δ share ({@link EnsembleBudgetFilter#maxReleases(EnsembleBudgetFilter.Config, double[],
+     * double)}).
+     */
+    static long maxReleases(
+            EnsembleBudgetFilter.Config config, double[] rdpPerRelease, double deltaPerRelease) {
+        checkNotNull("config", config);
+        checkNotNull("rdpPerRelease", rdpPerRelease);
+        checkArgument(
+                rdpPerRelease.length == config.grid().size(), "rdpPerRelease must match the grid");
+        double r = rdpPerRelease[config.orderIndex()];
+        double b = config.rdpBudget();
+        long n = EnsembleBudgetFilter.MAX_RELEASES;
+        if (r > 0) {
+            n = b < 0 ? 0 : (long) Math.min(EnsembleBudgetFilter.MAX_RELEASES, Math.floor(b / r));
+            while (n > 0 && n * r > b) {
+                n--;
+            }
+            while (n < EnsembleBudgetFilter.MAX_RELEASES && (n + 1) * r <= b) {
+                n++;
+            }
+        } else if (!(r == 0 && 0 <= b)) {
+            return 0; // NaN/∞ cost, or nothing fits
+        }
+        if (deltaPerRelease > 0) {
+            long nd =
+                    (long)
+                            Math.min(
+                                    EnsembleBudgetFilter.MAX_RELEASES,
+                                    Math.floor(config.approxDeltaShare() / deltaPerRelease));
+            while (nd > 0 && nd * deltaPerRelease > config.approxDeltaShare()) {
+                nd--;
+            }
+            n = Math.min(n, nd);
+        }
+        return n;
     }
 
     /**
