@@ -136,7 +136,9 @@ class JobSpecTest {
         assertThat(ok.records().teacher().priorPerUser()).isEqualTo(4);
         assertThat(ok.records().teacher().priorShare()).isEqualTo(0.25);
         assertThat(CoreBindings.preCharge(ok)).as("not released yet: nothing to charge").isNull();
-        assertThat(CoreBindings.preCharge(ok.with(JobOptions.TEACHER_PRIOR_FILE, "prior.jsonl")))
+        assertThat(
+                        CoreBindings.preCharge(
+                                ok.with(RecordsOptions.TEACHER_PRIOR_FILE, "prior.jsonl")))
                 .isNotNull();
         assertThatThrownBy(
                         () ->
