@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import org.hotpate.eval.Fidelity;
 import org.hotpate.eval.TextOrigin;
-import org.hotpate.eval.records.RecordsEvaluation;
+import org.hotpate.eval.records.PublicTexts;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.RecordsLoader;
 import org.hotpate.teachers.ngram.NgramModel;
@@ -168,10 +168,8 @@ final class RunTexts {
             String field = cfg.records().fields().textField();
             Fidelity f =
                     Fidelity.of(
-                            RecordsEvaluation.publicTexts(
-                                    Path.of(privateFile), field, Integer.MAX_VALUE),
-                            RecordsEvaluation.publicTexts(
-                                    Path.of(publicFile), field, Integer.MAX_VALUE));
+                            PublicTexts.read(Path.of(privateFile), field, Integer.MAX_VALUE),
+                            PublicTexts.read(Path.of(publicFile), field, Integer.MAX_VALUE));
             Fidelity.Summary s = f.summarize(t.texts());
             double nonEmptyShare = t.started() == 0 ? 0 : t.nonEmpty() / (double) t.started();
             Path op = outDir.resolve("operator.json");
@@ -188,10 +186,10 @@ final class RunTexts {
             o.put("nonEmptyShare", nonEmptyShare);
             o.put("recordsStarted", t.started());
             List<String> publicTexts =
-                    RecordsEvaluation.publicTexts(Path.of(publicFile), field, Integer.MAX_VALUE);
+                    PublicTexts.read(Path.of(publicFile), field, Integer.MAX_VALUE);
             TextOrigin.Summary origin =
                     TextOrigin.of(
-                                    RecordsEvaluation.publicTexts(
+                                    PublicTexts.read(
                                             Path.of(privateFile), field, Integer.MAX_VALUE),
                                     publicTexts)
                             .summarize(t.texts(), publicTop1(cfg, t.tokens()), tokens(t));

@@ -57,6 +57,7 @@ import org.hotpate.stream.ops.VoteOperator;
  *                 └────────────── keyBy(step) ─────────────────────── StepReducer
  *   ─ keyBy(run) ─ RunAccountant ─ keyBy(sequence) ─ SequenceLoop ─▶ steps (the loop closes through Kafka)
  * results, records, ledger, rejected, budget-ledger, teacher-feedback ─▶ one exactly-once Kafka sink
+ *                                                                        (one subtask: one transaction)
  * </pre>
  *
  * The sequence loop also reads the decoded steps (its watchdog), and the accountant composes the
@@ -408,7 +409,12 @@ public final class HotPateJob {
                 // uncharged resolutions of votes that are in no release).
                 out = out.union(encode(Topic.TEACHER_FEEDBACK, "encode-teacher-feedback"));
             }
-            out.sinkTo(sink).uid("kafka-sink").name("kafka-sink");
+            // One sink subtask (issue 30 item 5): a teacher's charge (the vote operator, at its
+            // vote), the release (the accountant) and the next step (the sequence loop) are in
+            // one transaction, or the charge in an earlier one of the same producer — committed
+            // in checkpoint order. Two subtasks committed two transactions one after the other,
+            // and a kill between them, with no restore, showed a release without its charge.
+            out.sinkTo(sink).uid("kafka-sink").name("kafka-sink").setParallelism(1);
         }
 
         @SuppressWarnings("unchecked")

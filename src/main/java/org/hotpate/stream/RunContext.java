@@ -70,6 +70,12 @@ public record RunContext(
                 ledgerAccount);
     }
 
+    /** The golden-run test's seam ({@link RunSession.FixedNoise}): this context, another secret. */
+    RunContext withNoiseSecret(byte[] secret) {
+        return new RunContext(
+                secret, prior, teacherCharges, teacherVersions, teacherIds, ledgerAccount);
+    }
+
     @Override
     public String toString() {
         return "RunContext[dataset=" + prior.dataset() + ", earlierRuns=" + prior.runs() + "]";

@@ -67,6 +67,7 @@ public final class RunSession implements AutoCloseable {
     private String account; // the ledger account: the run id, or a resumed fork's
     private String savepoint; // where stopWithSavepoint left the run (null: not stopped so)
     private final Resume resume;
+    private FixedNoise fixedNoise; // the golden-run test only
     private PriorRelease.Released priorRelease; // null: the run has no population prior
     private volatile boolean stopRequested;
     private boolean closed;
@@ -170,6 +171,18 @@ public final class RunSession implements AutoCloseable {
         return start(cfg, bootstrapOverride, voteTap, secrets, null);
     }
 
+    /**
+     * TEST SEAM ONLY (package-private): a run id and a noise secret fixed by the caller, so that
+     * the same seeds give the same outputs (the golden-run test, which holds a refactoring to
+     * byte-identical releases). A fixed secret makes the run's noise predictable: no privacy.
+     */
+    record FixedNoise(String runId, byte[] secret) {}
+
+    static RunSession startWithFixedNoiseForTestsOnly(JobConfig cfg, FixedNoise fixed)
+            throws Exception {
+        return start(cfg, null, UnaryOperator.identity(), KafkaClients.ENV, null, fixed);
+    }
+
     private static RunSession start(
             JobConfig cfg,
             String bootstrapOverride,
@@ -177,7 +190,21 @@ public final class RunSession implements AutoCloseable {
             UnaryOperator<String> secrets,
             Resume resume)
             throws Exception {
-        String runId = resume != null ? resume.metadata().runId() : newRunId(cfg);
+        return start(cfg, bootstrapOverride, voteTap, secrets, resume, null);
+    }
+
+    private static RunSession start(
+            JobConfig cfg,
+            String bootstrapOverride,
+            UnaryOperator<DataStream<Vote>> voteTap,
+            UnaryOperator<String> secrets,
+            Resume resume,
+            FixedNoise fixed)
+            throws Exception {
+        String runId =
+                resume != null
+                        ? resume.metadata().runId()
+                        : fixed != null ? fixed.runId() : newRunId(cfg);
         DatasetLedger local = null;
         if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
             // Before anything starts: a run with no room left exits here.
@@ -209,6 +236,7 @@ public final class RunSession implements AutoCloseable {
                 cfg = cfg.withTeachers(batch.directory().teachers());
             }
             s = new RunSession(cfg, batch, runId, kafka, bootstrap, resolved, resume);
+            s.fixedNoise = fixed;
             s.datasetLedger = local;
             if (local != null) {
                 s.composePrior();
@@ -392,7 +420,8 @@ public final class RunSession implements AutoCloseable {
      */
     private RunContext teacherContext() {
         TeacherIds ids = datasetLedger.teacherIds(batch == null ? null : batch.directory());
-        return RunContext.of(prior, datasetLedger.teacherPriors(ids), ids, account);
+        RunContext context = RunContext.of(prior, datasetLedger.teacherPriors(ids), ids, account);
+        return fixedNoise == null ? context : context.withNoiseSecret(fixedNoise.secret());
     }
 
     private RunMetadata metadata() {

@@ -110,7 +110,7 @@ class PrivacyEfficiencyTest {
                         11,
                         java.util.List.of(new int[] {0, 1, 2}),
                         java.util.List.of(new int[] {5, 3, 3}));
-        PrivacyEfficiency.Pool pool = new PrivacyEfficiency.Pool(d, 6, 20_000);
+        HistogramPool pool = new HistogramPool(d, 6, 20_000);
         double grouped = pool.pluralityProbability(2.0, false, new java.util.SplittableRandom(1));
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(2);
         int[] counts = {5, 3, 3, 0, 0, 0};

@@ -1,5 +1,8 @@
 package org.hotpate.eval.records;
 
+import static org.hotpate.eval.HtmlFormat.esc;
+import static org.hotpate.eval.HtmlFormat.fmt;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -213,16 +216,5 @@ public final class RecordsReport {
 
     private static String num(Object o) {
         return o instanceof Number x ? fmt(x.doubleValue(), 4) : "—";
-    }
-
-    private static String fmt(double v, int digits) {
-        return String.format(Locale.ROOT, "%." + digits + "f", v);
-    }
-
-    private static String esc(String s) {
-        return s.replace("&", "&amp;")
-                .replace("<", "&lt;")
-                .replace(">", "&gt;")
-                .replace("\"", "&quot;");
     }
 }

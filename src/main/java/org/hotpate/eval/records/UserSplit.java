@@ -35,18 +35,27 @@ public record UserSplit(List<String> teaching, List<String> heldOut) {
                 distinct.size() >= 2,
                 "need at least 2 distinct users to split into teaching and held-out; got "
                         + distinct.size());
-        List<String> order = new ArrayList<>(distinct);
-        SplittableRandom rnd = new SplittableRandom(seed);
-        for (int i = order.size() - 1; i > 0; i--) {
-            int j = rnd.nextInt(i + 1);
-            String t = order.get(i);
-            order.set(i, order.get(j));
-            order.set(j, t);
-        }
+        List<String> order = shuffle(new ArrayList<>(distinct), seed);
         int held = (int) Math.ceil(f * order.size());
         held = Math.max(1, Math.min(order.size() - 1, held));
         TreeSet<String> h = new TreeSet<>(order.subList(0, held));
         TreeSet<String> t = new TreeSet<>(order.subList(held, order.size()));
         return new UserSplit(new ArrayList<>(t), new ArrayList<>(h));
+    }
+
+    /**
+     * A Fisher–Yates shuffle of a copy of {@code in} from the public {@code seed}: the evaluation's
+     * one rule for seeded choices of users (the split, the kept subset, the canaries' owners).
+     */
+    static List<String> shuffle(List<String> in, long seed) {
+        List<String> l = new ArrayList<>(in);
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (int i = l.size() - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            String t = l.get(i);
+            l.set(i, l.get(j));
+            l.set(j, t);
+        }
+        return l;
     }
 }
