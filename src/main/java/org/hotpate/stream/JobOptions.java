@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.hotpate.core.mechanism.MechanismRegistry;
 
 /**
  * Every job-spec option, declared once — key, type, default, description and validation — in
@@ -147,7 +148,7 @@ public final class JobOptions {
             declare(
                     Option.string(
                                     "mechanism.name",
-                                    "hot-pate",
+                                    MechanismRegistry.HOT_PATE,
                                     "Aggregation mechanism, a name of core MechanismRegistry (an unknown name or parameter is refused when the spec is loaded); auto: the mechanism and all its parameters chosen from public inputs only (n, |V|, ensemble kind, budget, sequences x max-steps; docs/privacy-efficiency.md), mechanism.params left out; or a per-teacher scheme: scheme-b (params sigma, threshold, sample-rate) or scheme-a (params epsilon, lower, upper, sample-rate), with budget.per-teacher-epsilon.")
                             .check(v -> !v.isBlank(), "not be empty"));
     public static final Option<Map<String, Double>> MECHANISM_PARAMS =
