@@ -187,6 +187,11 @@ class JobSpecTest {
                 .hasMessageContaining("auto")
                 .hasMessageContaining("scheme-a")
                 .hasMessageContaining("scheme-b");
+        // the cluster job's entry point refuses it when it loads the spec, before any client
+        assertThatThrownBy(() -> ClusterJob.main(new String[] {spec.toString()}))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("unknown mechanism 'gnmaxx'")
+                .hasMessageContaining("scheme-b");
         // a missing parameter and a bad value are refused at load too, not when the job starts
         assertThatThrownBy(() -> JobSpec.parse("mechanism: {name: gnmax, params: {}}", "x"))
                 .isInstanceOf(JobSpec.SpecException.class)
