@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.AutoPlanner;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.noise.NoiseSources;
@@ -40,7 +41,7 @@ public class MechanismStepBenchmark {
     @Param({"answered", "bottom"})
     public String step;
 
-    @Param({"confident-gnmax", "checked-gnmax"})
+    @Param({MechanismRegistry.CONFIDENT_GNMAX, MechanismRegistry.CHECKED_GNMAX})
     public String mechanism;
 
     private AggregationMechanism m;
@@ -48,7 +49,7 @@ public class MechanismStepBenchmark {
 
     @Setup
     public void setup() {
-        if (mechanism.equals("confident-gnmax")) {
+        if (mechanism.equals(MechanismRegistry.CONFIDENT_GNMAX)) {
             m =
                     Mechanisms.create(
                             mechanism,

@@ -11,6 +11,7 @@ import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AutoPlanner;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.EpsilonAtOrder;
 import org.hotpate.core.privacy.OrderGrid;
@@ -168,7 +169,7 @@ public final class PrivacyCommand implements Command {
         double[] di = new double[orders.length];
         double[] dd = new double[orders.length];
         switch (mech) {
-            case "gnmax" -> {
+            case MechanismRegistry.GNMAX -> {
                 double sigma = positive(a, "sigma");
                 double logq = PateRdp.logqGaussian(counts, vocab, sigma);
                 for (int i = 0; i < orders.length; i++) {
@@ -176,7 +177,7 @@ public final class PrivacyCommand implements Command {
                     dd[i] = PateRdp.rdpGaussian(logq, sigma, orders[i]);
                 }
             }
-            case "lnmax" -> {
+            case MechanismRegistry.LNMAX -> {
                 double b = positive(a, "scale");
                 double logq = PateRdp.logqLaplace(counts, vocab, b);
                 for (int i = 0; i < orders.length; i++) {
@@ -302,7 +303,7 @@ public final class PrivacyCommand implements Command {
 
     private static Map<String, Object> planMechanism(CliArgs a, PrivacyBudget budget) {
         String mech = a.required("mechanism");
-        if (mech.equals(AutoPlanner.NAME)) {
+        if (mech.equals(MechanismRegistry.AUTO)) {
             return planAuto(a, budget);
         }
         OrderGrid grid = OrderGrid.of(orders(a, OrderGrid.dpAccountingDefault().orders()));
@@ -310,8 +311,10 @@ public final class PrivacyCommand implements Command {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("mechanism", mech);
         switch (mech) {
-            case "gnmax" -> perAnswered = rdpOf(new PrivacyEvent.Gnmax(positive(a, "sigma")), grid);
-            case "lnmax" -> perAnswered = rdpOf(new PrivacyEvent.Lnmax(positive(a, "scale")), grid);
+            case MechanismRegistry.GNMAX ->
+                    perAnswered = rdpOf(new PrivacyEvent.Gnmax(positive(a, "sigma")), grid);
+            case MechanismRegistry.LNMAX ->
+                    perAnswered = rdpOf(new PrivacyEvent.Lnmax(positive(a, "scale")), grid);
             case "gaussian" ->
                     perAnswered =
                             rdpOf(
@@ -319,7 +322,7 @@ public final class PrivacyCommand implements Command {
                                             positive(a, "sigma"),
                                             a.doubleValue("sensitivity", 1.0)),
                                     grid);
-            case "confident-gnmax", "hot-pate" -> {
+            case MechanismRegistry.CONFIDENT_GNMAX, MechanismRegistry.HOT_PATE -> {
                 double f = a.doubleValue("answered-fraction", 1.0);
                 if (!(f > 0 && f <= 1)) {
                     throw new UsageException("--answered-fraction must be in (0, 1]; got " + f);
@@ -374,7 +377,7 @@ public final class PrivacyCommand implements Command {
                         new AutoPlanner.Inputs(
                                 n, v, kind.equals("heterogeneous"), budget, positions));
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("mechanism", AutoPlanner.NAME);
+        m.put("mechanism", MechanismRegistry.AUTO);
         m.put("chosen", p.mechanism());
         m.put("params", p.params());
         m.put("threshold_share", p.thresholdShare());

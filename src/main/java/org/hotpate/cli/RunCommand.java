@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.hotpate.cluster.ClusterHealth;
 import org.hotpate.cluster.ClusterInfo;
 import org.hotpate.cluster.ClusterLib;
-import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
@@ -385,11 +384,6 @@ public final class RunCommand implements Command {
             RecordsSpec.checkFiles(cfg);
         } catch (JobSpec.SpecException e) {
             throw new UsageException(spec + ": " + e.getMessage());
-        }
-        try {
-            CoreBindings.worstCaseEvent(cfg); // the mechanism and its parameters
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(spec + ": mechanism: " + e.getMessage());
         }
         if (outOverride != null) {
             cfg = cfg.with(JobOptions.OUTPUT_DIR, outOverride);

@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.HotPateHomogeneousMechanism;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.OrderGrid;
@@ -84,7 +85,11 @@ public final class PrivacyEfficiency {
 
     /** The mechanisms this evaluation knows how to tune. */
     public static final List<String> MECHANISMS =
-            List.of("gnmax", "confident-gnmax", "hot-pate", "lnmax");
+            List.of(
+                    MechanismRegistry.GNMAX,
+                    MechanismRegistry.CONFIDENT_GNMAX,
+                    MechanismRegistry.HOT_PATE,
+                    MechanismRegistry.LNMAX);
 
     /**
      * Default number of simulated noise trials behind each tuning estimate: a useful-token
@@ -252,21 +257,21 @@ public final class PrivacyEfficiency {
         SplittableRandom rnd = new SplittableRandom(tuningSeed);
         Tuned best = null;
         switch (mechanism) {
-            case "gnmax" -> {
+            case MechanismRegistry.GNMAX -> {
                 for (double s : scales) {
                     double pc = pool.pluralityProbability(s, false, rnd);
                     long k = affordableSteps(new double[][] {rdp(gnmax(s))}, new double[] {1});
                     best = better(best, new Tuned(Map.of("sigma", s), Double.NaN, k * pc, k, pc));
                 }
             }
-            case "lnmax" -> {
+            case MechanismRegistry.LNMAX -> {
                 for (double s : scales) {
                     double pc = pool.pluralityProbability(s, true, rnd);
                     long k = affordableSteps(new double[][] {rdp(lnmax(s))}, new double[] {1});
                     best = better(best, new Tuned(Map.of("scale", s), Double.NaN, k * pc, k, pc));
                 }
             }
-            case "confident-gnmax" -> {
+            case MechanismRegistry.CONFIDENT_GNMAX -> {
                 // Pr[plurality | answered-step] per draw depends on sigma2 only: estimate once per
                 // sigma2.
                 double[][] pcByDraw = new double[scales.length][];
@@ -307,7 +312,7 @@ public final class PrivacyEfficiency {
                     }
                 }
             }
-            case "hot-pate" -> {
+            case MechanismRegistry.HOT_PATE -> {
                 // Algorithm 2: the threshold is fixed by the mechanism, T = n/2 + L(max(σ1, σ2)).
                 double[][] pcByDraw = new double[scales.length][];
                 for (int b = 0; b < scales.length; b++) {
@@ -446,9 +451,9 @@ public final class PrivacyEfficiency {
     private static PrivacyEvent worstCase(String mechanism, Tuned t) {
         Map<String, Double> p = t.params();
         return switch (mechanism) {
-            case "gnmax" -> new PrivacyEvent.Gnmax(p.get("sigma"));
-            case "lnmax" -> new PrivacyEvent.Lnmax(p.get("scale"));
-            case "confident-gnmax", "hot-pate" ->
+            case MechanismRegistry.GNMAX -> new PrivacyEvent.Gnmax(p.get("sigma"));
+            case MechanismRegistry.LNMAX -> new PrivacyEvent.Lnmax(p.get("scale"));
+            case MechanismRegistry.CONFIDENT_GNMAX, MechanismRegistry.HOT_PATE ->
                     new PrivacyEvent.ConfidentGnmax(
                             p.get("sigma1"), t.threshold(), p.get("sigma2"), true);
             default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);

@@ -6,6 +6,9 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
+import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.noise.UniformSource;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.model.StepRef;
@@ -106,6 +109,24 @@ public sealed interface AccountingMode extends Serializable {
         return null;
     }
 
+    /**
+     * What a closed step releases under this mode: an ensemble mechanism ({@code ensemble}, built
+     * only when asked) on the step's canonical histogram; a per-teacher scheme on its involved
+     * count ({@link PerTeacher} overrides this), with the step's public seed and keyed noise.
+     */
+    default StepRelease release(
+            StepTally tally,
+            long stepSeed,
+            UniformSource noise,
+            Supplier<AggregationMechanism> ensemble) {
+        return StepRelease.of(ensemble.get(), tally);
+    }
+
+    /** Whether steps are released by an ensemble mechanism (built when the reducer opens). */
+    default boolean releasesFromHistogram() {
+        return true;
+    }
+
     /** A TEACHER_CHARGE or TEACHER_RETIRED entry for {@code teacher} at {@code step}. */
     LedgerEntry teacherEntry(
             LedgerKind kind, StepRef step, long teacher, TeacherAccount account, long atMs);
@@ -167,6 +188,20 @@ public sealed interface AccountingMode extends Serializable {
     sealed interface PerTeacher extends AccountingMode {
         @Override
         IndividualScheme scheme();
+
+        @Override
+        default StepRelease release(
+                StepTally tally,
+                long stepSeed,
+                UniformSource noise,
+                Supplier<AggregationMechanism> ensemble) {
+            return scheme().release(tally.counted(), stepSeed, noise);
+        }
+
+        @Override
+        default boolean releasesFromHistogram() {
+            return false;
+        }
 
         /** What an involved teacher's vote does (the teacher is not retired). */
         Effect onInvolvement(TeacherAccount account, int vote);

@@ -13,7 +13,7 @@ import org.hotpate.core.accounting.NeighbourRelation;
 import org.hotpate.core.accounting.PublicChargingRandomness;
 import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.core.accounting.SchemeBStep;
-import org.hotpate.core.noise.NoiseSources;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.randomness.StepRandomness;
@@ -278,16 +278,6 @@ public final class IndividualScheme implements Serializable {
      * worst case — from the spec parameters alone.
      */
     public static PrivacyEvent event(String name, Map<String, Double> params) {
-        // Core's own event(), through a plan that admits no charge (the event needs no target).
-        if (name.equals(SchemeBStep.NAME)) {
-            return new SchemeBStep(
-                            new SchemeBStep.Plan(SchemeBStep.Params.fromSpec(params), 2, 0, 0),
-                            NoiseSources.secure())
-                    .event();
-        }
-        return new SchemeAStep(
-                        new SchemeAStep.Plan(SchemeAStep.Params.fromSpec(params), 0),
-                        NoiseSources.secure())
-                .event();
+        return MechanismRegistry.get(name).stepEvent(params);
     }
 }

@@ -3,8 +3,9 @@ package org.hotpate.stream;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AggregationMechanism;
-import org.hotpate.core.mechanism.Mechanisms;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.KeyedNoiseSource;
+import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.protocol.AccountingMode;
@@ -37,7 +38,7 @@ public final class CoreBindings {
     /** The configured ensemble mechanism drawing its DP noise from {@code noise}. */
     public static AggregationMechanism mechanism(
             JobConfig.Mechanism m, int vocabularySize, int teachers, UniformSource noise) {
-        return Mechanisms.create(m.name(), m.params(), vocabularySize, teachers, noise);
+        return m.entry().create(m.params(), vocabularySize, teachers, noise);
     }
 
     /**
@@ -47,14 +48,15 @@ public final class CoreBindings {
      */
     public static PrivacyEvent worstCaseEvent(JobConfig cfg) {
         JobConfig.Mechanism m = cfg.mechanism();
-        if (cfg.individualPlan() != null) {
-            return IndividualScheme.event(m.name(), m.params());
+        if (m.kind() == MechanismRegistry.Kind.PER_TEACHER) {
+            return m.entry().stepEvent(m.params());
         }
-        return Mechanisms.create(
-                        m.name(),
+        return m.entry()
+                .create(
                         m.params(),
                         cfg.ensemble().effectiveVocabulary(),
-                        cfg.ensemble().teachers())
+                        cfg.ensemble().teachers(),
+                        NoiseSources.secure())
                 .worstCaseEvent();
     }
 

@@ -307,7 +307,7 @@ public final class HotPateJob {
         /** Results keyed by sequence → the next steps; the first steps of the run start it. */
         private void loop(DataStream<StepResult> results, DataStream<GenerationStep> steps) {
             StepFactory factory = StepFactory.of(cfg, runId);
-            JobConfig.Generation gen = cfg.generation();
+            JobSections.Generation gen = cfg.generation();
             SingleOutputStreamOperator<GenerationStep> next =
                     results.keyBy(r -> SequenceId.keyOf(r.runId(), r.sequenceId()), Types.STRING)
                             .connect(

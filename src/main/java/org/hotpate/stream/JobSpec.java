@@ -106,7 +106,7 @@ public final class JobSpec {
     /** Fills the records-run defaults into the flattened spec (see the class comment). */
     private static void applyRecordsDefaults(Map<String, JsonNode> flat) {
         JsonNode source = flat.get(JobOptions.ENSEMBLE_SOURCE.key());
-        JsonNode tokenizerFile = flat.get(JobOptions.TOKENIZER_FILE.key());
+        JsonNode tokenizerFile = flat.get(RecordsOptions.TOKENIZER_FILE.key());
         boolean externalText =
                 source != null
                         && "external".equals(source.asText())
@@ -115,9 +115,9 @@ public final class JobSpec {
         if (source == null || !("records".equals(source.asText()) || externalText)) {
             return;
         }
-        JsonNode tokenizer = flat.get(JobOptions.TOKENIZER.key());
+        JsonNode tokenizer = flat.get(RecordsOptions.TOKENIZER.key());
         String name = tokenizer == null || tokenizer.isNull() ? "cl100k_base" : tokenizer.asText();
-        JsonNode file = flat.get(JobOptions.TOKENIZER_FILE.key());
+        JsonNode file = flat.get(RecordsOptions.TOKENIZER_FILE.key());
         if (file != null && file.isTextual() && !file.asText().isEmpty()) {
             if (tokenizer != null) {
                 throw new SpecException(

@@ -63,7 +63,7 @@ public final class PriorRelease {
             PopulationPrior.write(table, file);
         }
         return new Released(
-                cfg.with(JobOptions.TEACHER_PRIOR_FILE, file.toString()),
+                cfg.with(RecordsOptions.TEACHER_PRIOR_FILE, file.toString()),
                 file,
                 x,
                 table.released());

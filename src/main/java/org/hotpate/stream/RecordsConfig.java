@@ -16,14 +16,14 @@ public record RecordsConfig(OptionValues values) implements Serializable {
 
     /** {@code records.file}: a JSONL(.gz) file the driver produces into the topic ("" = none). */
     public String file() {
-        return values.get(JobOptions.RECORDS_FILE);
+        return values.get(RecordsOptions.RECORDS_FILE);
     }
 
     /**
      * The topic the job reads records from: {@code records.topic}, else the private-records one.
      */
     public String topic() {
-        return values.find(JobOptions.RECORDS_TOPIC).orElse(privateRecordsTopic());
+        return values.find(RecordsOptions.RECORDS_TOPIC).orElse(privateRecordsTopic());
     }
 
     /** {@code kafka.topics.private-records}. */
@@ -34,16 +34,16 @@ public record RecordsConfig(OptionValues values) implements Serializable {
     /** The record fields and the text-size bound. */
     public RecordFields fields() {
         return new RecordFields(
-                values.get(JobOptions.RECORDS_USER_FIELD),
-                values.get(JobOptions.RECORDS_TEXT_FIELD),
-                values.get(JobOptions.RECORDS_LABEL_FIELD),
-                values.get(JobOptions.RECORDS_TIME_FIELD),
-                values.get(JobOptions.RECORDS_MAX_TEXT_BYTES));
+                values.get(RecordsOptions.RECORDS_USER_FIELD),
+                values.get(RecordsOptions.RECORDS_TEXT_FIELD),
+                values.get(RecordsOptions.RECORDS_LABEL_FIELD),
+                values.get(RecordsOptions.RECORDS_TIME_FIELD),
+                values.get(RecordsOptions.RECORDS_MAX_TEXT_BYTES));
     }
 
     /** {@code records.max-per-user}: records of a user past this are dropped. */
     public int maxPerUser() {
-        return values.get(JobOptions.RECORDS_MAX_PER_USER);
+        return values.get(RecordsOptions.RECORDS_MAX_PER_USER);
     }
 
     public Teacher teacher() {
@@ -55,8 +55,8 @@ public record RecordsConfig(OptionValues values) implements Serializable {
      * o200k_base, r50k_base), or {@code file:<absolute path>} with {@code tokenizer.file}.
      */
     public String tokenizer() {
-        String file = values.get(JobOptions.TOKENIZER_FILE);
-        return file.isEmpty() ? values.get(JobOptions.TOKENIZER) : fileTokenizer(file);
+        String file = values.get(RecordsOptions.TOKENIZER_FILE);
+        return file.isEmpty() ? values.get(RecordsOptions.TOKENIZER) : fileTokenizer(file);
     }
 
     /** The tokenizer name of a tokenizer.json path (absolute: the teachers may run elsewhere). */
@@ -66,17 +66,17 @@ public record RecordsConfig(OptionValues values) implements Serializable {
 
     /** {@code generation.prompt}: the public prefix of every sequence. */
     public String prompt() {
-        return values.get(JobOptions.GENERATION_PROMPT);
+        return values.get(RecordsOptions.GENERATION_PROMPT);
     }
 
     /** {@code generation.prompts-file}: JSONL {prompt, label?}, one per sequence. */
     public String promptsFile() {
-        return values.get(JobOptions.GENERATION_PROMPTS_FILE);
+        return values.get(RecordsOptions.GENERATION_PROMPTS_FILE);
     }
 
     /** {@code generation.stop}: a sequence ends before the first of these strings. */
     public List<String> stop() {
-        return values.get(JobOptions.GENERATION_STOP);
+        return values.get(RecordsOptions.GENERATION_STOP);
     }
 
     /** The teacher model: an n-gram model in the job, or an OpenAI-compatible HTTP endpoint. */
@@ -91,109 +91,109 @@ public record RecordsConfig(OptionValues values) implements Serializable {
      */
     public record Teacher(OptionValues values) implements Serializable {
         public Model model() {
-            return Model.valueOf(values.get(JobOptions.TEACHER_MODEL).toUpperCase());
+            return Model.valueOf(values.get(RecordsOptions.TEACHER_MODEL).toUpperCase());
         }
 
         public int order() {
-            return values.get(JobOptions.TEACHER_ORDER);
+            return values.get(RecordsOptions.TEACHER_ORDER);
         }
 
         public int topK() {
-            return values.get(JobOptions.TEACHER_TOP_K);
+            return values.get(RecordsOptions.TEACHER_TOP_K);
         }
 
         public String publicFile() {
-            return values.get(JobOptions.TEACHER_PUBLIC_FILE);
+            return values.get(RecordsOptions.TEACHER_PUBLIC_FILE);
         }
 
         /** {@code teacher.public-order}, derived: min(order, 2). */
         public int publicOrder() {
-            return values.find(JobOptions.TEACHER_PUBLIC_ORDER)
+            return values.find(RecordsOptions.TEACHER_PUBLIC_ORDER)
                     .orElse(NgramModel.defaultPublicOrder(order()));
         }
 
         /** {@code teacher.public-weight}: γ of {@link NgramModel}. */
         public double publicWeight() {
-            return values.get(JobOptions.TEACHER_PUBLIC_WEIGHT);
+            return values.get(RecordsOptions.TEACHER_PUBLIC_WEIGHT);
         }
 
         /** {@code teacher.prior}: whether the driver releases a DP n-gram population prior. */
         public boolean dpPrior() {
-            return values.get(JobOptions.TEACHER_PRIOR).equals("dp-ngram");
+            return values.get(RecordsOptions.TEACHER_PRIOR).equals("dp-ngram");
         }
 
         public double priorShare() {
-            return values.get(JobOptions.TEACHER_PRIOR_SHARE);
+            return values.get(RecordsOptions.TEACHER_PRIOR_SHARE);
         }
 
         public int priorPerUser() {
-            return values.get(JobOptions.TEACHER_PRIOR_PER_USER);
+            return values.get(RecordsOptions.TEACHER_PRIOR_PER_USER);
         }
 
         /** {@code teacher.prior-file}: the released prior the teachers back off to ("" = none). */
         public String priorFile() {
-            return values.get(JobOptions.TEACHER_PRIOR_FILE);
+            return values.get(RecordsOptions.TEACHER_PRIOR_FILE);
         }
 
         public String url() {
-            return values.get(JobOptions.TEACHER_URL);
+            return values.get(RecordsOptions.TEACHER_URL);
         }
 
         public String modelName() {
-            return values.get(JobOptions.TEACHER_MODEL_NAME);
+            return values.get(RecordsOptions.TEACHER_MODEL_NAME);
         }
 
         /** {@code teacher.token-ids}: prompts as token ids, answers as "token_id:N". */
         public boolean tokenIds() {
-            return values.get(JobOptions.TEACHER_TOKEN_IDS);
+            return values.get(RecordsOptions.TEACHER_TOKEN_IDS);
         }
 
         /** {@code teacher.batch}: prompts per request. */
         public int batch() {
-            return values.get(JobOptions.TEACHER_BATCH);
+            return values.get(RecordsOptions.TEACHER_BATCH);
         }
 
         /** {@code teacher.vote} is server-seeded: the server samples with the public seed. */
         public boolean serverSeeded() {
-            return values.get(JobOptions.TEACHER_VOTE).equals("server-seeded");
+            return values.get(RecordsOptions.TEACHER_VOTE).equals("server-seeded");
         }
 
         /** {@code teacher.server}: vllm, vllm-v2, llama.cpp, openai or other. */
         public String server() {
-            return values.get(JobOptions.TEACHER_SERVER);
+            return values.get(RecordsOptions.TEACHER_SERVER);
         }
 
         /** {@code teacher.pad-tokens}: the private part of a prompt in tokens (0 = as it is). */
         public int padTokens() {
-            return values.get(JobOptions.TEACHER_PAD_TOKENS);
+            return values.get(RecordsOptions.TEACHER_PAD_TOKENS);
         }
 
         public String apiKeyEnv() {
-            return values.get(JobOptions.TEACHER_API_KEY_ENV);
+            return values.get(RecordsOptions.TEACHER_API_KEY_ENV);
         }
 
         public String promptTemplate() {
-            return values.get(JobOptions.TEACHER_PROMPT_TEMPLATE);
+            return values.get(RecordsOptions.TEACHER_PROMPT_TEMPLATE);
         }
 
         public int maxRecords() {
-            return values.get(JobOptions.TEACHER_MAX_RECORDS);
+            return values.get(RecordsOptions.TEACHER_MAX_RECORDS);
         }
 
         public int maxPromptChars() {
-            return values.get(JobOptions.TEACHER_MAX_PROMPT_CHARS);
+            return values.get(RecordsOptions.TEACHER_MAX_PROMPT_CHARS);
         }
 
         public long timeoutMs() {
-            return values.get(JobOptions.TEACHER_TIMEOUT_MS);
+            return values.get(RecordsOptions.TEACHER_TIMEOUT_MS);
         }
 
         public int retries() {
-            return values.get(JobOptions.TEACHER_RETRIES);
+            return values.get(RecordsOptions.TEACHER_RETRIES);
         }
 
         public int concurrency() {
-            return values.get(JobOptions.TEACHER_CONCURRENCY);
+            return values.get(RecordsOptions.TEACHER_CONCURRENCY);
         }
     }
 }

@@ -13,7 +13,7 @@ public final class RecordsSpec {
      * not).
      */
     public static void checkFiles(JobConfig c) {
-        requireFile("tokenizer.file", c.get(JobOptions.TOKENIZER_FILE));
+        requireFile("tokenizer.file", c.get(RecordsOptions.TOKENIZER_FILE));
         if (!c.ensemble().fromRecords()) {
             return;
         }

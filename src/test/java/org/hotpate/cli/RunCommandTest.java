@@ -53,6 +53,38 @@ class RunCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("magic");
     }
 
+    /** The check: run, teachers and ledger show --spec refuse a misspelt mechanism. */
+    @Test
+    void aMisspeltMechanismExits2ListingEveryNameFromEveryCommand() throws Exception {
+        String spec = spec("mechanism: {name: confident-gnmx, params: {sigma: 3}}");
+        String[][] commands = {
+            {"run", spec},
+            {"teachers", spec, "--bootstrap", "x:1"},
+            {"ledger", "show", "--spec", spec}
+        };
+        for (String[] c : commands) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertThat(exec(err, c)).as(c[0]).isEqualTo(2);
+            assertThat(err.toString(StandardCharsets.UTF_8))
+                    .as(c[0])
+                    .contains("unknown mechanism 'confident-gnmx'")
+                    .contains("auto")
+                    .contains("scheme-a")
+                    .contains("scheme-b")
+                    .contains("checked-gnmax")
+                    .doesNotContain("Exception");
+        }
+    }
+
+    @Test
+    void anUnknownMechanismParameterExits2ListingTheParameters() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(exec(err, "run", spec("mechanism: {name: lnmax, params: {sigma: 3}}")))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("unknown parameter 'sigma' for mechanism lnmax; accepted: scale");
+    }
+
     @Test
     void missingSpecExits2() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -81,4 +81,50 @@ class StepTallyTest {
         assertThat(r.involvedTeachers()).isEmpty();
         assertThat(r.event()).isNotNull();
     }
+
+    @Test
+    void theRunsAccountingModeChoosesWhatReleasesTheStep() {
+        StepTally t =
+                StepTally.count(STEP, List.of(batch(new long[] {0, 1, 2}, new int[] {4, 4, 5})), 3);
+        boolean[] built = {false};
+        java.util.function.Supplier<org.hotpate.core.mechanism.AggregationMechanism> ensemble =
+                () -> {
+                    built[0] = true;
+                    return Mechanisms.create(
+                            "targmax", Map.of("threshold", 1.0), 10, 3, NoiseSources.secure());
+                };
+        AccountingMode ensembleOnly = new AccountingMode.EnsembleOnly();
+        assertThat(ensembleOnly.releasesFromHistogram()).isTrue();
+        StepRelease r = ensembleOnly.release(t, 7, NoiseSources.secure(), ensemble);
+        assertThat(built[0]).as("an ensemble mode releases through the mechanism").isTrue();
+        assertThat(r.token()).isEqualTo(4);
+        assertThat(new AccountingMode.VoteCap(3).release(t, 7, NoiseSources.secure(), ensemble))
+                .extracting(StepRelease::token)
+                .isEqualTo(4);
+
+        built[0] = false;
+        IndividualScheme b =
+                new IndividualScheme(
+                        new org.hotpate.core.accounting.SchemeBStep.Plan(
+                                new org.hotpate.core.accounting.SchemeBStep.Params(2, 40, 1.0),
+                                3,
+                                2.0,
+                                2),
+                        1e-6,
+                        10,
+                        () ->
+                                new org.hotpate.core.sampling.TeacherDistribution
+                                        .SparseProbabilities(new int[] {4}, new double[] {1.0}));
+        AccountingMode perTeacher = new AccountingMode.ChargeAtVote(b);
+        assertThat(perTeacher.releasesFromHistogram()).isFalse();
+        StepRelease s =
+                perTeacher.release(t, 7, NoiseSources.seededInsecureForTestsOnly(1), ensemble);
+        assertThat(built[0])
+                .as("a per-teacher scheme never builds the ensemble mechanism")
+                .isFalse();
+        assertThat(s.event())
+                .isEqualTo(
+                        b.release(t.counted(), 7, NoiseSources.seededInsecureForTestsOnly(1))
+                                .event());
+    }
 }

@@ -136,7 +136,9 @@ class JobSpecTest {
         assertThat(ok.records().teacher().priorPerUser()).isEqualTo(4);
         assertThat(ok.records().teacher().priorShare()).isEqualTo(0.25);
         assertThat(CoreBindings.preCharge(ok)).as("not released yet: nothing to charge").isNull();
-        assertThat(CoreBindings.preCharge(ok.with(JobOptions.TEACHER_PRIOR_FILE, "prior.jsonl")))
+        assertThat(
+                        CoreBindings.preCharge(
+                                ok.with(RecordsOptions.TEACHER_PRIOR_FILE, "prior.jsonl")))
                 .isNotNull();
         assertThatThrownBy(
                         () ->
@@ -166,6 +168,53 @@ class JobSpecTest {
                 .hasMessageContaining("checked-gnmax")
                 .hasMessageContaining("scheme-a")
                 .hasMessageContaining("scheme-b");
+    }
+
+    @Test
+    void anUnknownMechanismParameterIsRefusedAtLoadListingTheMechanismsParameters(
+            @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path spec = dir.resolve("m.yaml");
+        java.nio.file.Files.writeString(
+                spec, "mechanism: {name: confident-gnmax, params: {sigma1: 20, sigma2: 20, t: 9}}");
+        assertThatThrownBy(() -> JobSpec.load(spec))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("unknown parameter 't' for mechanism confident-gnmax")
+                .hasMessageContaining("accepted: sigma1, sigma2, threshold");
+        java.nio.file.Files.writeString(spec, "mechanism: {name: gnmaxx, params: {sigma: 3}}");
+        assertThatThrownBy(() -> JobSpec.load(spec))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("unknown mechanism 'gnmaxx'")
+                .hasMessageContaining("auto")
+                .hasMessageContaining("scheme-a")
+                .hasMessageContaining("scheme-b");
+        // the cluster job's entry point refuses it when it loads the spec, before any client
+        assertThatThrownBy(() -> ClusterJob.main(new String[] {spec.toString()}))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("unknown mechanism 'gnmaxx'")
+                .hasMessageContaining("scheme-b");
+        // a missing parameter and a bad value are refused at load too, not when the job starts
+        assertThatThrownBy(() -> JobSpec.parse("mechanism: {name: gnmax, params: {}}", "x"))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("needs parameter 'sigma'");
+        assertThatThrownBy(
+                        () -> JobSpec.parse("mechanism: {name: gnmax, params: {sigma: -1}}", "x"))
+                .isInstanceOf(JobSpec.SpecException.class)
+                .hasMessageContaining("mechanism.params")
+                .hasMessageContaining("sigma must be > 0");
+    }
+
+    @Test
+    void aConfigurationBuiltWithoutTheParserIsCheckedToo() {
+        JobConfig cfg = JobSpec.parse("mechanism: {name: gnmax, params: {sigma: 30}}", "x");
+        assertThatThrownBy(() -> cfg.with(JobOptions.MECHANISM_NAME, "gnmx"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown mechanism 'gnmx'")
+                .hasMessageContaining("scheme-b");
+        assertThatThrownBy(
+                        () -> cfg.with(JobOptions.MECHANISM_PARAMS, java.util.Map.of("scale", 3.0)))
+                .hasMessageContaining("unknown parameter 'scale' for mechanism gnmax");
+        assertThat(cfg.mechanism().kind())
+                .isEqualTo(org.hotpate.core.mechanism.MechanismRegistry.Kind.ENSEMBLE);
     }
 
     @Test

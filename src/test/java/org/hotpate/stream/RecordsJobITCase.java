@@ -165,8 +165,8 @@ class RecordsJobITCase {
         Path file = RecordsCorpus.write(DIR.resolve("prior-300.jsonl"), "maintainer", 300, 0, 0, 3);
         JobConfig cfg =
                 config("recs-prior", file, "{name: auto}", "")
-                        .with(JobOptions.TEACHER_PRIOR, "dp-ngram")
-                        .with(JobOptions.TEACHER_PRIOR_PER_USER, 4);
+                        .with(RecordsOptions.TEACHER_PRIOR, "dp-ngram")
+                        .with(RecordsOptions.TEACHER_PRIOR_PER_USER, 4);
         try (RunSession run = RunSession.start(cfg, null)) {
             assertThat(run.await(Duration.ofSeconds(180), null)).as("run completes").isTrue();
             com.fasterxml.jackson.databind.node.ObjectNode summary = run.finish();

@@ -2,36 +2,33 @@ package org.hotpate.core.accounting;
 
 import static org.hotpate.core.util.Preconditions.checkNotNull;
 
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.hotpate.core.mechanism.MechanismRegistry;
 
 /**
- * The per-teacher ("individual accounting") mechanisms a job spec can name, their parameters, and
- * the involvement rule they share. {@code scheme-b} (default for per-teacher accounting; verified
- * statements) and {@code scheme-a} (explicit option; DERIVED proof).
+ * The per-teacher ("individual accounting") schemes of {@link MechanismRegistry} — {@code scheme-b}
+ * (default for per-teacher accounting; verified statements) and {@code scheme-a} (explicit option;
+ * DERIVED proof) — and the involvement rule they share. Their names and parameter tables are the
+ * registry's.
  */
 public final class IndividualSchemes {
     private IndividualSchemes() {}
 
-    private static final Map<String, List<String>> PARAMETERS =
-            Map.of(
-                    SchemeBStep.NAME, List.of("sigma", "threshold", "sample-rate"),
-                    SchemeAStep.NAME, List.of("epsilon", "lower", "upper", "sample-rate"));
-
-    /** {@code scheme-b}, {@code scheme-a}. */
+    /** The per-teacher scheme names, in registry order. */
     public static Set<String> names() {
-        return Set.of(SchemeBStep.NAME, SchemeAStep.NAME);
+        return new LinkedHashSet<>(MechanismRegistry.names(MechanismRegistry.Kind.PER_TEACHER));
     }
 
     public static boolean isIndividual(String name) {
-        return PARAMETERS.containsKey(name);
+        return MechanismRegistry.is(name, MechanismRegistry.Kind.PER_TEACHER);
     }
 
     /** The parameters {@code name} requires (all of them are required). */
     public static List<String> parameters(String name) {
-        checkKnown(name);
-        return PARAMETERS.get(name);
+        return entry(name).parameters();
     }
 
     /**
@@ -43,12 +40,7 @@ public final class IndividualSchemes {
             Map<String, Double> params,
             double perTeacherEpsilon,
             double perTeacherDelta) {
-        checkKnown(name);
-        return name.equals(SchemeBStep.NAME)
-                ? SchemeBStep.Plan.forTarget(
-                        SchemeBStep.Params.fromSpec(params), perTeacherEpsilon, perTeacherDelta)
-                : SchemeAStep.Plan.forTarget(
-                        SchemeAStep.Params.fromSpec(params), perTeacherEpsilon, perTeacherDelta);
+        return entry(name).plan(params, perTeacherEpsilon, perTeacherDelta);
     }
 
     /**
@@ -69,46 +61,18 @@ public final class IndividualSchemes {
     }
 
     static void checkParameters(String name, Map<String, Double> params) {
-        checkNotNull("params", params);
-        List<String> accepted = parameters(name);
-        if ("scheme-a".equals(name) && params.containsKey("threshold")) {
-            throw new IllegalArgumentException(
-                    "mechanism scheme-a takes its band as lower and upper, not threshold;"
-                            + " accepted: "
-                            + String.join(", ", accepted));
-        }
-        for (Map.Entry<String, Double> e : params.entrySet()) {
-            if (!accepted.contains(e.getKey())) {
-                throw new IllegalArgumentException(
-                        "unknown parameter '"
-                                + e.getKey()
-                                + "' for mechanism "
-                                + name
-                                + "; accepted: "
-                                + String.join(", ", accepted));
-            }
-            if (e.getValue() == null) {
-                throw new IllegalArgumentException(
-                        e.getKey() + " must not be null (mechanism " + name + ")");
-            }
-        }
-        for (String r : accepted) {
-            if (!params.containsKey(r)) {
-                throw new IllegalArgumentException(
-                        "mechanism "
-                                + name
-                                + " needs parameter '"
-                                + r
-                                + "'; accepted: "
-                                + String.join(", ", accepted));
-            }
-        }
+        entry(name).checkParameters(params);
     }
 
-    private static void checkKnown(String name) {
-        if (name == null || !PARAMETERS.containsKey(name)) {
-            throw new IllegalArgumentException(
-                    "unknown per-teacher mechanism '" + name + "'; known: scheme-b, scheme-a");
-        }
+    private static MechanismRegistry.Entry entry(String name) {
+        return MechanismRegistry.find(name)
+                .filter(e -> e.kind() == MechanismRegistry.Kind.PER_TEACHER)
+                .orElseThrow(
+                        () ->
+                                new IllegalArgumentException(
+                                        "unknown per-teacher mechanism '"
+                                                + name
+                                                + "'; known: "
+                                                + String.join(", ", names())));
     }
 }

@@ -6,6 +6,7 @@ import static org.hotpate.core.util.Preconditions.checkOpenUnit;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
 import java.util.Map;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.DiscreteLaplace;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.Rational;
@@ -33,7 +34,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
  */
 public final class SchemeAStep implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "scheme-a";
+    public static final String NAME = MechanismRegistry.SCHEME_A;
 
     /**
      * The spec parameters {@code epsilon} (≤ 6 decimals; the noise scale is 1/ε for ε taken never

@@ -7,6 +7,7 @@ import static org.hotpate.core.util.Preconditions.checkOpenUnit;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
 import java.util.Map;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.DiscreteGaussian;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.UniformSource;
@@ -42,7 +43,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
  */
 public final class SchemeBStep implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "scheme-b";
+    public static final String NAME = MechanismRegistry.SCHEME_B;
 
     /** The spec parameters {@code sigma}, {@code threshold}, {@code sample-rate}, validated. */
     public record Params(double sigma, double threshold, double sampleRate)

@@ -45,7 +45,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
  * individual charging, the teachers' public backoff) are in docs/privacy-efficiency.md.
  */
 public final class AutoPlanner {
-    public static final String NAME = "auto";
+    public static final String NAME = MechanismRegistry.AUTO;
 
     /** T / σ1. */
     public static final double THRESHOLD_SPREAD = 3.0;

@@ -41,7 +41,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class CheckedGnmaxMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "checked-gnmax";
+    public static final String NAME = MechanismRegistry.CHECKED_GNMAX;
 
     private final ConfidentGnmaxMechanism confident;
     private final double sigma3;

@@ -31,7 +31,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class ConfidentGnmaxMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "confident-gnmax";
+    public static final String NAME = MechanismRegistry.CONFIDENT_GNMAX;
 
     private final double sigma1;
     private final double threshold;

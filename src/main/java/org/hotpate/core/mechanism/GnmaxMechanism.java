@@ -29,7 +29,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class GnmaxMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "gnmax";
+    public static final String NAME = MechanismRegistry.GNMAX;
 
     private final double sigma;
     private final int vocabularySize;

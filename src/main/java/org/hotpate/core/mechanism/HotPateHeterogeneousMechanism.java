@@ -43,7 +43,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class HotPateHeterogeneousMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "hot-pate-heterogeneous";
+    public static final String NAME = MechanismRegistry.HOT_PATE_HETEROGENEOUS;
 
     private final double epsilon;
     private final double delta;

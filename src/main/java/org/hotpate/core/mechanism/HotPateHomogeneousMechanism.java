@@ -41,7 +41,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class HotPateHomogeneousMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "hot-pate";
+    public static final String NAME = MechanismRegistry.HOT_PATE;
     public static final double DEFAULT_BETA_FAIL = 1e-3;
 
     private final double betaFail;

@@ -27,7 +27,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class LnmaxMechanism implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "lnmax";
+    public static final String NAME = MechanismRegistry.LNMAX;
 
     private final double scale;
     private final int vocabularySize;

@@ -18,7 +18,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class ThresholdArgmax implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "targmax";
+    public static final String NAME = MechanismRegistry.TARGMAX;
 
     private final double threshold;
     private final int vocabularySize;

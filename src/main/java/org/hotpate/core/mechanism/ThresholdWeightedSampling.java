@@ -23,7 +23,7 @@ import org.hotpate.core.vote.VoteHistogram;
  */
 public final class ThresholdWeightedSampling implements AggregationMechanism, Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = "tws";
+    public static final String NAME = MechanismRegistry.TWS;
 
     private final double threshold;
     private final int vocabularySize;

@@ -15,6 +15,7 @@ import org.hotpate.core.labeling.NaiveBayes;
 import org.hotpate.core.labeling.PateinLabeler;
 import org.hotpate.core.labeling.PromptPateLabeler;
 import org.hotpate.core.labeling.PublicRouting;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.eval.TextEmbedding;
@@ -97,7 +98,7 @@ final class LabelingMethods {
             }
         }
         Map<String, Object> d = new LinkedHashMap<>();
-        d.put("mechanism", "confident-gnmax");
+        d.put("mechanism", MechanismRegistry.CONFIDENT_GNMAX);
         d.put("sigma", RecordsEvaluation.round(sigma));
         d.put("threshold", RecordsEvaluation.round(threshold));
         d.put("routed_teachers", routed);

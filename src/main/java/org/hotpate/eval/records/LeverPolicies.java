@@ -10,6 +10,7 @@ import org.hotpate.core.accounting.PublicChargingRandomness;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfidentGnmaxMechanism;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.DiscreteGaussian;
 import org.hotpate.core.noise.DiscreteLaplace;
@@ -44,7 +45,7 @@ final class LeverPolicies {
         UniformSource noise = NoiseSources.secure();
         int v = s.tok().vocabularySize();
         switch (a[0]) {
-            case "auto":
+            case MechanismRegistry.AUTO:
                 AutoPlanner.Plan plan =
                         AutoPlanner.plan(
                                 new AutoPlanner.Inputs(
@@ -59,7 +60,7 @@ final class LeverPolicies {
                         budget,
                         Mechanisms.create(plan.mechanism(), plan.params(), v, s.n(), noise),
                         plan.explanation());
-            case "confident-gnmax":
+            case MechanismRegistry.CONFIDENT_GNMAX:
                 return ensemble(
                         s,
                         budget,
@@ -77,9 +78,9 @@ final class LeverPolicies {
                         noise);
             case "stability":
                 return stability(budget, d(a[1]), d(a[2]), noise);
-            case "scheme-a":
+            case MechanismRegistry.SCHEME_A:
                 return schemeA(s, budget, d(a[1]), (long) d(a[2]), (long) d(a[3]), active, noise);
-            case "scheme-b":
+            case MechanismRegistry.SCHEME_B:
                 return schemeB(s, budget, d(a[1]), d(a[2]), d(a[3]), active, noise);
             default:
                 throw new IllegalArgumentException("unknown lever " + lever);

@@ -17,7 +17,6 @@ import org.hotpate.model.TeacherFeedback;
 import org.hotpate.model.Vote;
 import org.hotpate.model.VoteBatch;
 import org.hotpate.protocol.AccountingMode;
-import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.LedgerEntries;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.StepId;
@@ -134,7 +133,7 @@ public final class StepReducer
     public void open(OpenContext ctx) {
         state = new OpenStepState();
         state.open(getRuntimeContext());
-        if (settings.mode().scheme() == null) {
+        if (settings.mode().releasesFromHistogram()) {
             mechanism(new StepId("", 0, 0, 0)); // a bad mechanism configuration fails here
         }
         lateVotes = getRuntimeContext().getMetricGroup().counter("lateVotes");
@@ -216,11 +215,10 @@ public final class StepReducer
                             id, mechanism, tally.answered(), System.currentTimeMillis()));
             return;
         }
-        IndividualScheme scheme = settings.mode().scheme();
+        org.hotpate.core.noise.UniformSource noise = noise(id); // one keyed source per step
         StepRelease r =
-                scheme != null
-                        ? scheme.release(tally.counted(), settings.shape().seed(id), noise(id))
-                        : StepRelease.of(mechanism(id), tally);
+                settings.mode()
+                        .release(tally, settings.shape().seed(id), noise, () -> mechanism(noise));
         ReleaseCandidate c =
                 r.candidate(
                         id,
@@ -239,11 +237,16 @@ public final class StepReducer
     }
 
     private org.hotpate.core.mechanism.AggregationMechanism mechanism(StepId id) {
+        return mechanism(noise(id));
+    }
+
+    private org.hotpate.core.mechanism.AggregationMechanism mechanism(
+            org.hotpate.core.noise.UniformSource noise) {
         return CoreBindings.mechanism(
                 settings.mechanism(),
                 settings.shape().vocabularySize(),
                 settings.teachers(),
-                noise(id));
+                noise);
     }
 
     private org.hotpate.core.noise.UniformSource noise(StepId id) {

@@ -1,0 +1,458 @@
+package org.hotpate.core.mechanism;
+
+import static org.hotpate.core.util.Preconditions.checkNotNull;
+import static org.hotpate.core.util.Preconditions.checkPositive;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.accounting.SchemeAStep;
+import org.hotpate.core.accounting.SchemeBStep;
+import org.hotpate.core.noise.NoiseSources;
+import org.hotpate.core.noise.UniformSource;
+import org.hotpate.core.privacy.PrivacyEvent;
+
+/**
+ * The one registry of what {@code mechanism.name} may say: every name is spelled here once, with
+ * its kind (chosen automatically, an ensemble mechanism, a per-teacher scheme), its parameter table
+ * (required and optional keys), whether it is differentially private, and how it is built — an
+ * ensemble mechanism's factory, a per-teacher scheme's plan and step event. {@link Mechanisms} and
+ * {@link org.hotpate.core.accounting.IndividualSchemes} are views of it; the job configuration
+ * validates a spec's name and parameters against it when the spec is loaded.
+ *
+ * <table>
+ *   <caption>Names and parameters (R = required, O = optional)</caption>
+ *   <tr><th>name</th><th>kind</th><th>parameters</th><th>class</th></tr>
+ *   <tr><td>auto</td><td>auto</td><td>none (all chosen from public inputs)</td><td>{@link AutoPlanner}</td></tr>
+ *   <tr><td>targmax</td><td>ensemble</td><td>threshold (R), seed (O, ignored)</td><td>{@link ThresholdArgmax} — NOT DP</td></tr>
+ *   <tr><td>tws</td><td>ensemble</td><td>threshold (R), seed (O)</td><td>{@link ThresholdWeightedSampling} — NOT DP</td></tr>
+ *   <tr><td>lnmax</td><td>ensemble</td><td>scale (R)</td><td>{@link LnmaxMechanism}</td></tr>
+ *   <tr><td>gnmax</td><td>ensemble</td><td>sigma (R)</td><td>{@link GnmaxMechanism}</td></tr>
+ *   <tr><td>confident-gnmax</td><td>ensemble</td><td>sigma1, sigma2, threshold (R)</td><td>{@link ConfidentGnmaxMechanism}</td></tr>
+ *   <tr><td>checked-gnmax</td><td>ensemble</td><td>sigma1, sigma2, threshold, sigma3, check-threshold (R)</td><td>{@link CheckedGnmaxMechanism}</td></tr>
+ *   <tr><td>hot-pate</td><td>ensemble</td><td>sigma, or sigma1 and sigma2; beta_fail (O)</td><td>{@link HotPateHomogeneousMechanism}</td></tr>
+ *   <tr><td>hot-pate-heterogeneous</td><td>ensemble</td><td>epsilon, delta (R); sample_size (O)</td><td>{@link HotPateHeterogeneousMechanism}</td></tr>
+ *   <tr><td>scheme-b</td><td>per-teacher</td><td>sigma, threshold, sample-rate (R)</td><td>{@link SchemeBStep}</td></tr>
+ *   <tr><td>scheme-a</td><td>per-teacher</td><td>epsilon, lower, upper, sample-rate (R)</td><td>{@link SchemeAStep}</td></tr>
+ * </table>
+ *
+ * <p>A new mechanism is one class and one {@code register} line below (docs/architecture.md,
+ * "Extending"). Unknown names, unknown or missing parameters raise {@link IllegalArgumentException}
+ * naming every valid name or parameter.
+ */
+public final class MechanismRegistry {
+    private MechanismRegistry() {}
+
+    // The names, spelled once.
+    public static final String AUTO = "auto";
+    public static final String TARGMAX = "targmax";
+    public static final String TWS = "tws";
+    public static final String LNMAX = "lnmax";
+    public static final String GNMAX = "gnmax";
+    public static final String CONFIDENT_GNMAX = "confident-gnmax";
+    public static final String CHECKED_GNMAX = "checked-gnmax";
+    public static final String HOT_PATE = "hot-pate";
+    public static final String HOT_PATE_HETEROGENEOUS = "hot-pate-heterogeneous";
+    public static final String SCHEME_B = "scheme-b";
+    public static final String SCHEME_A = "scheme-a";
+
+    /** What a name stands for. */
+    public enum Kind {
+        /**
+         * {@link AutoPlanner}: an ensemble mechanism and its parameters, chosen from public inputs.
+         */
+        AUTO,
+        /** An {@link AggregationMechanism} on the ensemble's vote histogram. */
+        ENSEMBLE,
+        /** A per-teacher ("individual accounting") scheme. */
+        PER_TEACHER
+    }
+
+    /** Builds an ensemble mechanism from its validated parameters. */
+    @FunctionalInterface
+    public interface Factory {
+        AggregationMechanism create(
+                Params params, int vocabularySize, int teachers, UniformSource noise);
+    }
+
+    /** Plans a per-teacher scheme from its parameters and each teacher's target (ε, δ). */
+    @FunctionalInterface
+    public interface Planner {
+        IndividualPlan plan(
+                Map<String, Double> params, double perTeacherEpsilon, double perTeacherDelta);
+    }
+
+    /**
+     * One registered name. {@code factory} is set for {@link Kind#ENSEMBLE}, {@code planner} and
+     * {@code event} for {@link Kind#PER_TEACHER}; {@code hints} explain a refused parameter.
+     */
+    public record Entry(
+            String name,
+            Kind kind,
+            List<String> required,
+            List<String> optional,
+            boolean differentiallyPrivate,
+            Factory factory,
+            Planner planner,
+            java.util.function.Function<Map<String, Double>, PrivacyEvent> event,
+            Map<String, String> hints) {
+        public Entry {
+            required = List.copyOf(required);
+            optional = List.copyOf(optional);
+            hints = Map.copyOf(hints);
+        }
+
+        /** Every parameter this name accepts, required first. */
+        public List<String> parameters() {
+            return Stream.concat(required.stream(), optional.stream()).toList();
+        }
+
+        /**
+         * Checks {@code params}' keys: none unknown, none null, every required one present; the
+         * messages list the accepted parameters.
+         */
+        public void checkParameters(Map<String, Double> params) {
+            checkNotNull("params", params);
+            List<String> accepted = parameters();
+            String list = accepted.isEmpty() ? "none" : String.join(", ", accepted);
+            for (Map.Entry<String, Double> e : params.entrySet()) {
+                if (hints.containsKey(e.getKey())) {
+                    throw new IllegalArgumentException(
+                            "mechanism "
+                                    + name
+                                    + " "
+                                    + hints.get(e.getKey())
+                                    + "; accepted: "
+                                    + list);
+                }
+                if (!accepted.contains(e.getKey())) {
+                    throw new IllegalArgumentException(
+                            "unknown parameter '"
+                                    + e.getKey()
+                                    + "' for mechanism "
+                                    + name
+                                    + "; accepted: "
+                                    + list);
+                }
+                if (e.getValue() == null) {
+                    throw new IllegalArgumentException(
+                            e.getKey() + " must not be null (mechanism " + name + ")");
+                }
+            }
+            for (String r : required) {
+                if (!params.containsKey(r)) {
+                    throw new IllegalArgumentException(
+                            "mechanism "
+                                    + name
+                                    + " needs parameter '"
+                                    + r
+                                    + "'; accepted: "
+                                    + list);
+                }
+            }
+        }
+
+        /** This ensemble mechanism, drawing its DP noise from {@code noise}. */
+        public AggregationMechanism create(
+                Map<String, Double> params, int vocabularySize, int teachers, UniformSource noise) {
+            if (kind != Kind.ENSEMBLE) {
+                throw new IllegalArgumentException(
+                        "mechanism "
+                                + name
+                                + " is not an ensemble mechanism; ensemble mechanisms: "
+                                + String.join(", ", names(Kind.ENSEMBLE)));
+            }
+            checkNotNull("noise", noise);
+            checkPositive("vocabularySize", vocabularySize);
+            checkPositive("teachers", teachers);
+            checkParameters(params);
+            return factory.create(new Params(name, params), vocabularySize, teachers, noise);
+        }
+
+        /** This per-teacher scheme's plan for each teacher's target (ε, δ). */
+        public IndividualPlan plan(
+                Map<String, Double> params, double perTeacherEpsilon, double perTeacherDelta) {
+            checkPerTeacher();
+            return planner.plan(params, perTeacherEpsilon, perTeacherDelta);
+        }
+
+        /** The ensemble-level event of one step of this per-teacher scheme (its worst case). */
+        public PrivacyEvent stepEvent(Map<String, Double> params) {
+            checkPerTeacher();
+            return event.apply(params);
+        }
+
+        private void checkPerTeacher() {
+            if (kind != Kind.PER_TEACHER) {
+                throw new IllegalArgumentException(
+                        "mechanism "
+                                + name
+                                + " is not a per-teacher scheme; per-teacher schemes: "
+                                + String.join(", ", names(Kind.PER_TEACHER)));
+            }
+        }
+    }
+
+    private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
+
+    static {
+        register(
+                new Entry(AUTO, Kind.AUTO, List.of(), List.of(), true, null, null, null, Map.of()));
+        ensemble(
+                TARGMAX,
+                List.of("threshold"),
+                List.of("seed"),
+                false,
+                (p, v, n, noise) -> new ThresholdArgmax(p.get("threshold"), v, n));
+        ensemble(
+                TWS,
+                List.of("threshold"),
+                List.of("seed"),
+                false,
+                (p, v, n, noise) ->
+                        new ThresholdWeightedSampling(
+                                p.get("threshold"),
+                                v,
+                                n,
+                                p.has("seed")
+                                        ? NoiseSources.seededForNonPrivateReferences(p.seed())
+                                        : noise));
+        ensemble(
+                LNMAX,
+                List.of("scale"),
+                List.of(),
+                true,
+                (p, v, n, noise) -> new LnmaxMechanism(p.get("scale"), v, n, noise));
+        ensemble(
+                GNMAX,
+                List.of("sigma"),
+                List.of(),
+                true,
+                (p, v, n, noise) -> new GnmaxMechanism(p.get("sigma"), v, n, noise));
+        ensemble(
+                CONFIDENT_GNMAX,
+                List.of("sigma1", "sigma2", "threshold"),
+                List.of(),
+                true,
+                (p, v, n, noise) ->
+                        new ConfidentGnmaxMechanism(
+                                p.get("sigma1"), p.get("threshold"), p.get("sigma2"), v, n, noise));
+        ensemble(
+                CHECKED_GNMAX,
+                List.of("sigma1", "sigma2", "threshold", "sigma3", "check-threshold"),
+                List.of(),
+                true,
+                (p, v, n, noise) ->
+                        new CheckedGnmaxMechanism(
+                                p.get("sigma1"),
+                                p.get("threshold"),
+                                p.get("sigma2"),
+                                p.get("sigma3"),
+                                p.get("check-threshold"),
+                                v,
+                                n,
+                                noise));
+        ensemble(
+                HOT_PATE,
+                List.of(),
+                List.of("sigma", "sigma1", "sigma2", "beta_fail"),
+                true,
+                MechanismRegistry::hotPate);
+        ensemble(
+                HOT_PATE_HETEROGENEOUS,
+                List.of("epsilon", "delta"),
+                List.of("sample_size"),
+                true,
+                (p, v, n, noise) ->
+                        new HotPateHeterogeneousMechanism(
+                                p.get("epsilon"),
+                                p.get("delta"),
+                                p.has("sample_size")
+                                        ? OptionalDouble.of(p.get("sample_size"))
+                                        : OptionalDouble.empty(),
+                                v,
+                                n,
+                                noise));
+        register(
+                new Entry(
+                        SCHEME_B,
+                        Kind.PER_TEACHER,
+                        List.of("sigma", "threshold", "sample-rate"),
+                        List.of(),
+                        true,
+                        null,
+                        (params, eps, delta) ->
+                                SchemeBStep.Plan.forTarget(
+                                        SchemeBStep.Params.fromSpec(params), eps, delta),
+                        // core's own event(), through a plan that admits no charge
+                        params ->
+                                new SchemeBStep(
+                                                new SchemeBStep.Plan(
+                                                        SchemeBStep.Params.fromSpec(params),
+                                                        2,
+                                                        0,
+                                                        0),
+                                                NoiseSources.secure())
+                                        .event(),
+                        Map.of()));
+        register(
+                new Entry(
+                        SCHEME_A,
+                        Kind.PER_TEACHER,
+                        List.of("epsilon", "lower", "upper", "sample-rate"),
+                        List.of(),
+                        true,
+                        null,
+                        (params, eps, delta) ->
+                                SchemeAStep.Plan.forTarget(
+                                        SchemeAStep.Params.fromSpec(params), eps, delta),
+                        params ->
+                                new SchemeAStep(
+                                                new SchemeAStep.Plan(
+                                                        SchemeAStep.Params.fromSpec(params), 0),
+                                                NoiseSources.secure())
+                                        .event(),
+                        Map.of("threshold", "takes its band as lower and upper, not threshold")));
+    }
+
+    private static void ensemble(
+            String name,
+            List<String> required,
+            List<String> optional,
+            boolean dp,
+            Factory factory) {
+        register(
+                new Entry(
+                        name,
+                        Kind.ENSEMBLE,
+                        required,
+                        optional,
+                        dp,
+                        factory,
+                        null,
+                        null,
+                        Map.of()));
+    }
+
+    private static void register(Entry e) {
+        if (ENTRIES.putIfAbsent(e.name(), e) != null) {
+            throw new IllegalStateException("mechanism " + e.name() + " registered twice");
+        }
+    }
+
+    /** Every name a spec may use, in registry order: auto, the ensemble mechanisms, the schemes. */
+    public static List<String> names() {
+        return List.copyOf(ENTRIES.keySet());
+    }
+
+    /** The names of {@code kind}, in registry order. */
+    public static List<String> names(Kind kind) {
+        return ENTRIES.values().stream().filter(e -> e.kind() == kind).map(Entry::name).toList();
+    }
+
+    /** Every entry, in registry order. */
+    public static List<Entry> entries() {
+        return List.copyOf(ENTRIES.values());
+    }
+
+    /** The entry of {@code name}, or empty for a name the registry does not know. */
+    public static Optional<Entry> find(String name) {
+        return Optional.ofNullable(name == null ? null : ENTRIES.get(name));
+    }
+
+    /**
+     * The entry of {@code name}; an unknown name raises {@link IllegalArgumentException} listing
+     * every valid name.
+     */
+    public static Entry get(String name) {
+        return find(name).orElseThrow(() -> new IllegalArgumentException(unknownMessage(name)));
+    }
+
+    /** The refusal of an unknown name: {@code unknown mechanism 'x'; known: auto, targmax, …}. */
+    public static String unknownMessage(String name) {
+        return "unknown mechanism '" + name + "'; known: " + String.join(", ", names());
+    }
+
+    /** Whether {@code name} is registered and of {@code kind}. */
+    public static boolean is(String name, Kind kind) {
+        return find(name).map(e -> e.kind() == kind).orElse(false);
+    }
+
+    /**
+     * Validates a spec's choice: a known name and parameters its table accepts ({@code auto} takes
+     * none: it chooses them).
+     */
+    public static Entry validate(String name, Map<String, Double> params) {
+        Entry e = get(name);
+        if (e.kind() == Kind.AUTO && !params.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "mechanism auto chooses every parameter itself: leave mechanism.params out; got "
+                            + params);
+        }
+        e.checkParameters(params);
+        return e;
+    }
+
+    private static AggregationMechanism hotPate(
+            Params p, int vocabularySize, int teachers, UniformSource noise) {
+        boolean single = p.has("sigma");
+        boolean pair = p.has("sigma1") || p.has("sigma2");
+        if (single == pair || (pair && !(p.has("sigma1") && p.has("sigma2")))) {
+            throw new IllegalArgumentException(
+                    "hot-pate needs either sigma, or both sigma1 and sigma2; got " + p.keys());
+        }
+        double sigma1 = single ? p.get("sigma") : p.get("sigma1");
+        double sigma2 = single ? p.get("sigma") : p.get("sigma2");
+        double betaFail =
+                p.has("beta_fail")
+                        ? p.get("beta_fail")
+                        : HotPateHomogeneousMechanism.DEFAULT_BETA_FAIL;
+        return new HotPateHomogeneousMechanism(
+                sigma1, sigma2, betaFail, vocabularySize, teachers, noise);
+    }
+
+    /** One mechanism's parameters, already checked against its table. */
+    public static final class Params {
+        private final String name;
+        private final Map<String, Double> values;
+
+        Params(String name, Map<String, Double> values) {
+            this.name = name;
+            this.values = Collections.unmodifiableMap(values);
+        }
+
+        public boolean has(String key) {
+            return values.containsKey(key);
+        }
+
+        public double get(String key) {
+            return values.get(key);
+        }
+
+        /** {@code seed}: an integer-valued double with |seed| ≤ 2^53. */
+        public long seed() {
+            double s = values.get("seed");
+            if (!(s == Math.rint(s)) || Math.abs(s) > (double) (1L << 53)) {
+                throw new IllegalArgumentException(
+                        "seed must be an integer with |seed| <= 2^53; got " + s);
+            }
+            return (long) s;
+        }
+
+        Set<String> keys() {
+            return new TreeSet<>(values.keySet());
+        }
+
+        @Override
+        public String toString() {
+            return name + values;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package org.hotpate.core.mechanism;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.noise.NoiseSources;
+import org.junit.jupiter.api.Test;
+
+/** The one registry of mechanism names: lookups, refusals, and every entry built from its table. */
+class MechanismRegistryTest {
+    private static final int V = 1000;
+    private static final int N = 100;
+
+    /**
+     * A valid parameter set per registered name (a new mechanism must add one here, which the
+     * completeness assertion below demands).
+     */
+    private static final Map<String, Map<String, Double>> SAMPLES = new LinkedHashMap<>();
+
+    static {
+        SAMPLES.put("auto", Map.of());
+        SAMPLES.put("targmax", Map.of("threshold", 5.0));
+        SAMPLES.put("tws", Map.of("threshold", 5.0, "seed", 3.0));
+        SAMPLES.put("lnmax", Map.of("scale", 10.0));
+        SAMPLES.put("gnmax", Map.of("sigma", 40.0));
+        SAMPLES.put("confident-gnmax", Map.of("sigma1", 20.0, "sigma2", 40.0, "threshold", 60.0));
+        SAMPLES.put(
+                "checked-gnmax",
+                Map.of(
+                        "sigma1", 20.0,
+                        "sigma2", 15.0,
+                        "threshold", 60.0,
+                        "sigma3", 15.0,
+                        "check-threshold", 60.0));
+        SAMPLES.put("hot-pate", Map.of("sigma1", 20.0, "sigma2", 20.0));
+        SAMPLES.put("hot-pate-heterogeneous", Map.of("epsilon", 1.0, "delta", 1e-6));
+        SAMPLES.put("scheme-b", Map.of("sigma", 8.0, "threshold", 30.0, "sample-rate", 0.5));
+        SAMPLES.put(
+                "scheme-a",
+                Map.of("epsilon", 0.5, "lower", 10.0, "upper", 20.0, "sample-rate", 1.0));
+    }
+
+    @Test
+    void everyNameIsRegisteredOnceInOneOrder() {
+        assertThat(MechanismRegistry.names())
+                .containsExactly(
+                        "auto",
+                        "targmax",
+                        "tws",
+                        "lnmax",
+                        "gnmax",
+                        "confident-gnmax",
+                        "checked-gnmax",
+                        "hot-pate",
+                        "hot-pate-heterogeneous",
+                        "scheme-b",
+                        "scheme-a");
+        assertThat(MechanismRegistry.names()).containsExactlyElementsOf(SAMPLES.keySet());
+        assertThat(MechanismRegistry.names(MechanismRegistry.Kind.AUTO)).containsExactly("auto");
+        assertThat(MechanismRegistry.names(MechanismRegistry.Kind.PER_TEACHER))
+                .containsExactly("scheme-b", "scheme-a");
+        assertThat(MechanismRegistry.names(MechanismRegistry.Kind.ENSEMBLE))
+                .containsExactlyElementsOf(Mechanisms.names());
+        assertThat(IndividualSchemes.names()).containsExactly("scheme-b", "scheme-a");
+    }
+
+    @Test
+    void lookupsGiveKindParametersAndPrivacy() {
+        MechanismRegistry.Entry g = MechanismRegistry.get("confident-gnmax");
+        assertThat(g.kind()).isEqualTo(MechanismRegistry.Kind.ENSEMBLE);
+        assertThat(g.parameters()).containsExactly("sigma1", "sigma2", "threshold");
+        assertThat(g.differentiallyPrivate()).isTrue();
+        assertThat(MechanismRegistry.get("targmax").differentiallyPrivate()).isFalse();
+        assertThat(MechanismRegistry.get("tws").differentiallyPrivate()).isFalse();
+        assertThat(MechanismRegistry.get("hot-pate").required()).isEmpty();
+        assertThat(MechanismRegistry.get("scheme-a").kind())
+                .isEqualTo(MechanismRegistry.Kind.PER_TEACHER);
+        assertThat(MechanismRegistry.is("scheme-b", MechanismRegistry.Kind.PER_TEACHER)).isTrue();
+        assertThat(MechanismRegistry.is("gnmax", MechanismRegistry.Kind.PER_TEACHER)).isFalse();
+        assertThat(MechanismRegistry.is("nope", MechanismRegistry.Kind.ENSEMBLE)).isFalse();
+        assertThat(MechanismRegistry.find("nope")).isEmpty();
+        assertThat(MechanismRegistry.find(null)).isEmpty();
+        assertThat(MechanismRegistry.get("auto").kind()).isEqualTo(MechanismRegistry.Kind.AUTO);
+        // the classes' names are the registry's
+        assertThat(GnmaxMechanism.NAME).isEqualTo(MechanismRegistry.GNMAX);
+        assertThat(AutoPlanner.NAME).isEqualTo(MechanismRegistry.AUTO);
+        assertThat(org.hotpate.core.accounting.SchemeAStep.NAME)
+                .isEqualTo(MechanismRegistry.SCHEME_A);
+    }
+
+    @Test
+    void anUnknownNameIsRefusedListingEveryName() {
+        assertThatThrownBy(() -> MechanismRegistry.get("gnmaxx"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "unknown mechanism 'gnmaxx'; known: auto, targmax, tws, lnmax, gnmax,"
+                                + " confident-gnmax, checked-gnmax, hot-pate,"
+                                + " hot-pate-heterogeneous, scheme-b, scheme-a");
+        assertThatThrownBy(() -> MechanismRegistry.validate("scheme-c", Map.of()))
+                .hasMessageContaining("auto")
+                .hasMessageContaining("scheme-a")
+                .hasMessageContaining("scheme-b");
+    }
+
+    @Test
+    void anUnknownOrMissingParameterIsRefusedListingTheMechanismsParameters() {
+        assertThatThrownBy(() -> MechanismRegistry.validate("gnmax", Map.of("sigmaa", 3.0)))
+                .hasMessage("unknown parameter 'sigmaa' for mechanism gnmax; accepted: sigma");
+        assertThatThrownBy(
+                        () -> MechanismRegistry.validate("confident-gnmax", Map.of("sigma1", 3.0)))
+                .hasMessageContaining("needs parameter 'sigma2'")
+                .hasMessageContaining("accepted: sigma1, sigma2, threshold");
+        assertThatThrownBy(
+                        () ->
+                                MechanismRegistry.validate(
+                                        "scheme-a",
+                                        Map.of(
+                                                "epsilon",
+                                                1.0,
+                                                "threshold",
+                                                3.0,
+                                                "lower",
+                                                1.0,
+                                                "upper",
+                                                2.0,
+                                                "sample-rate",
+                                                1.0)))
+                .hasMessageContaining("lower and upper, not threshold");
+        assertThatThrownBy(() -> MechanismRegistry.validate("auto", Map.of("sigma", 1.0)))
+                .hasMessageContaining("leave mechanism.params out");
+        assertThatThrownBy(
+                        () ->
+                                MechanismRegistry.get("scheme-b")
+                                        .create(
+                                                SAMPLES.get("scheme-b"),
+                                                V,
+                                                N,
+                                                NoiseSources.secure()))
+                .hasMessageContaining("not an ensemble mechanism");
+        assertThatThrownBy(() -> MechanismRegistry.get("gnmax").plan(Map.of("sigma", 1.0), 1, 1e-6))
+                .hasMessageContaining("not a per-teacher scheme");
+    }
+
+    @Test
+    void everyRegisteredMechanismIsConstructibleFromItsTable() {
+        for (MechanismRegistry.Entry e : MechanismRegistry.entries()) {
+            Map<String, Double> p = SAMPLES.get(e.name());
+            assertThat(p).as(e.name() + " has a sample").isNotNull();
+            assertThat(e.parameters()).as(e.name()).containsAll(p.keySet());
+            assertThat(e.parameters()).as(e.name()).containsAll(e.required());
+            MechanismRegistry.validate(e.name(), p);
+            switch (e.kind()) {
+                case ENSEMBLE -> {
+                    AggregationMechanism m = e.create(p, V, N, NoiseSources.secure());
+                    assertThat(m.name()).isEqualTo(e.name());
+                    assertThat(m.worstCaseEvent()).isNotNull();
+                }
+                case PER_TEACHER -> {
+                    IndividualPlan plan = e.plan(p, 2.0, 1e-6);
+                    assertThat(plan.scheme()).isEqualTo(e.name());
+                    assertThat(plan.limit()).isNotNegative();
+                    assertThat(e.stepEvent(p)).isNotNull();
+                }
+                case AUTO -> assertThat(e.parameters()).isEmpty();
+            }
+        }
+    }
+}
