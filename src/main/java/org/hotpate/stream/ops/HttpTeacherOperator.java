@@ -1,23 +1,20 @@
 package org.hotpate.stream.ops;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.protocol.OpenSteps;
 import org.hotpate.teachers.http.CompletionProtocol;
 import org.hotpate.teachers.text.Tokenizer;
 
@@ -47,10 +44,9 @@ public final class HttpTeacherOperator
 
     private final Settings settings;
     private transient ListState<String> texts;
-    private transient MapState<String, Integer> perUser;
+    private transient UserContributionBound perUser;
     private transient ValueState<Long> records;
     private transient Tokenizer tokenizer;
-    private transient Counter overLimit;
 
     public HttpTeacherOperator(Settings settings) {
         this.settings = settings;
@@ -61,13 +57,9 @@ public final class HttpTeacherOperator
         texts =
                 getRuntimeContext()
                         .getListState(new ListStateDescriptor<>("teacher-texts", Types.STRING));
-        perUser =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>("user-records", Types.STRING, Types.INT));
+        perUser = new UserContributionBound(getRuntimeContext(), settings.maxPerUser());
         records = getRuntimeContext().getState(NgramTeacherOperator.RECORDS);
         tokenizer = Tokenizer.named(settings.tokenizer());
-        overLimit = getRuntimeContext().getMetricGroup().counter("recordsOverUserLimit");
     }
 
     @Override
@@ -80,13 +72,9 @@ public final class HttpTeacherOperator
         if (r.isMarker()) {
             return;
         }
-        Integer seen = perUser.get(r.user());
-        int n = seen == null ? 0 : seen;
-        if (n >= settings.maxPerUser()) {
-            overLimit.inc();
-            return;
+        if (!perUser.admit(r.user())) {
+            return; // the contribution bound: dropped before the model sees it
         }
-        perUser.put(r.user(), n + 1);
         if (records.value() < settings.maxRecords() * 16L) { // enough for any label's prompt
             texts.add(r.label() + '\u0000' + r.text());
         }
@@ -98,17 +86,7 @@ public final class HttpTeacherOperator
             GenerationStep step, Context ctx, Collector<TeacherQuery> out) throws Exception {
         BroadcastState<String, GenerationStep> open =
                 ctx.getBroadcastState(NgramTeacherOperator.OPEN_STEPS);
-        Iterator<Map.Entry<String, GenerationStep>> it = open.iterator();
-        while (it.hasNext()) {
-            GenerationStep s = it.next().getValue();
-            boolean superseded =
-                    s.sequenceId() == step.sequenceId()
-                            && (s.step() < step.step()
-                                    || (s.step() == step.step() && s.attempt() < step.attempt()));
-            if (superseded || s.issuedAtMs() < step.issuedAtMs() - settings.retentionMs()) {
-                it.remove();
-            }
-        }
+        OpenSteps.open(open.iterator(), step, settings.retentionMs());
         if (ctx.currentWatermark() >= TeacherGate.READY) {
             ctx.applyToKeyedState(
                     NgramTeacherOperator.RECORDS,

@@ -1,7 +1,6 @@
 package org.hotpate.stream.ops;
 
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
@@ -16,6 +15,7 @@ import org.apache.flink.util.Collector;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.protocol.OpenSteps;
 import org.hotpate.teachers.ngram.ContextStore;
 import org.hotpate.teachers.ngram.FollowerTable;
 import org.hotpate.teachers.ngram.NgramModel;
@@ -103,14 +103,13 @@ public final class NgramTeacherOperator
 
     private final Settings settings;
     private transient MapState<String, FollowerTable> counts;
-    private transient MapState<String, Integer> perUser;
+    private transient UserContributionBound perUser;
     private transient ValueState<Long> records;
     private transient NgramModel model;
 
     /** One teacher's tables while its timer answers every open step; null otherwise. */
     private transient Map<String, FollowerTable> timerTables;
 
-    private transient Counter overLimit;
     private transient Counter answers;
 
     public NgramTeacherOperator(Settings settings) {
@@ -126,10 +125,7 @@ public final class NgramTeacherOperator
                                         "ngram-counts",
                                         Types.STRING,
                                         Types.POJO(FollowerTable.class)));
-        perUser =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>("user-records", Types.STRING, Types.INT));
+        perUser = new UserContributionBound(getRuntimeContext(), settings.maxPerUser());
         records = getRuntimeContext().getState(RECORDS);
         Tokenizer t = Tokenizer.named(settings.tokenizer());
         // A released population prior replaces the public file as every teacher's backoff.
@@ -173,7 +169,6 @@ public final class NgramTeacherOperator
                         store,
                         publicModel,
                         settings.publicWeight());
-        overLimit = getRuntimeContext().getMetricGroup().counter("recordsOverUserLimit");
         answers = getRuntimeContext().getMetricGroup().counter("answers");
     }
 
@@ -187,13 +182,9 @@ public final class NgramTeacherOperator
         if (r.isMarker()) {
             return;
         }
-        Integer seen = perUser.get(r.user());
-        int n = seen == null ? 0 : seen;
-        if (n >= settings.maxPerUser()) {
-            overLimit.inc(); // the contribution bound: dropped before the model sees it
-            return;
+        if (!perUser.admit(r.user())) {
+            return; // the contribution bound: dropped before the model sees it
         }
-        perUser.put(r.user(), n + 1);
         model.add("", r.tokens());
         if (!r.label().isEmpty()) {
             model.add(r.label(), r.tokens());
@@ -205,17 +196,7 @@ public final class NgramTeacherOperator
     public void processBroadcastElement(
             GenerationStep step, Context ctx, Collector<Distribution> out) throws Exception {
         BroadcastState<String, GenerationStep> open = ctx.getBroadcastState(OPEN_STEPS);
-        Iterator<Map.Entry<String, GenerationStep>> it = open.iterator();
-        while (it.hasNext()) {
-            GenerationStep s = it.next().getValue();
-            boolean superseded =
-                    s.sequenceId() == step.sequenceId()
-                            && (s.step() < step.step()
-                                    || (s.step() == step.step() && s.attempt() < step.attempt()));
-            if (superseded || s.issuedAtMs() < step.issuedAtMs() - settings.retentionMs()) {
-                it.remove();
-            }
-        }
+        OpenSteps.open(open.iterator(), step, settings.retentionMs());
         if (ctx.currentWatermark() >= TeacherGate.READY) {
             ctx.applyToKeyedState(RECORDS, (teacher, state) -> out.collect(answer(teacher, step)));
         } else {
