@@ -20,6 +20,11 @@ import org.hotpate.protocol.LocalHold;
  * <p>Arguments: {@code SPEC.yaml [RUN-ID]}. The run id defaults to the spec's {@code name} and must
  * stay the same across restarts of the same run, since operators filter records by run id and
  * restore their state under it.
+ *
+ * <p>Admission (issue 30 item 2): the same sequence as {@code ./hotpate run} ({@link
+ * RunAdmission#admit}, the decision {@link DatasetAdmission#decide} with {@link
+ * DatasetAdmission.Start#DEPLOYMENT}); {@code main()} holds the dataset (the Kafka lease) until the
+ * job ends.
  */
 public final class ClusterJob {
     private ClusterJob() {}

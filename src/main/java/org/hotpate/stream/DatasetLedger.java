@@ -24,10 +24,12 @@ import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 
 /**
- * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
- * every earlier run's curve on the run's dataset, composes them into the {@link DatasetPrior} the
- * job starts from, refuses a run that starts with no room left, and reads the ledger again at the
- * end for the summary's {@code dataset_epsilon}.
+ * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it holds the
+ * dataset, reads what the admission decides on ({@link #state}: every earlier run's entry, the
+ * finished marks, the teacher entries; {@link RunAdmission} runs the sequence, {@link
+ * DatasetAdmission} decides), refuses a run that starts with no room left, and reads the ledger
+ * again at the end for the summary's {@code dataset_epsilon}. The mechanics of the lease and of the
+ * lock file's holder are in {@link DatasetHolds}.
  *
  * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
  * mode holds an exclusive lock on the dataset's directory for the life of the driver, and records
