@@ -19,6 +19,7 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.stream.DatasetHolds;
 import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
@@ -109,14 +110,14 @@ public final class LedgerCommand implements Command {
         List<BudgetRecord> records;
         String where;
         // Who holds each dataset now (a live driver, or an orphaned cluster job: issue 31).
-        java.util.function.Function<String, java.util.Optional<DatasetLedger.Hold>> holders;
+        java.util.function.Function<String, java.util.Optional<DatasetHolds.Hold>> holders;
         if (a.has("spec")) {
             JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
             dataset = dataset == null ? cfg.datasetId() : dataset;
             if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
                 where = "local " + cfg.ledgerDir();
                 records = BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset);
-                holders = d -> DatasetLedger.localHold(cfg.ledgerDir(), d);
+                holders = d -> DatasetHolds.localHold(cfg.ledgerDir(), d);
             } else {
                 if (cfg.kafka().embedded()) {
                     throw new UsageException(
@@ -136,7 +137,7 @@ public final class LedgerCommand implements Command {
                                 JobConfig.of(cfg.values().with(JobOptions.BUDGET_DATASET, dataset)),
                                 client);
                 where += " + local " + cfg.ledgerDir();
-                holders = d -> DatasetLedger.leaseHold(client, topic, d);
+                holders = d -> DatasetHolds.leaseHold(client, topic, d);
             }
         } else if (a.has("bootstrap")) {
             String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
@@ -144,12 +145,12 @@ public final class LedgerCommand implements Command {
             Properties client =
                     KafkaIo.clientProperties(a.string("bootstrap", null), new Properties());
             records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
-            holders = d -> DatasetLedger.leaseHold(client, topic, d);
+            holders = d -> DatasetHolds.leaseHold(client, topic, d);
         } else {
             Path dir = ledgerDir(a);
             where = "local " + dir.toAbsolutePath();
             records = BudgetLedgerIo.readLocal(dir, dataset);
-            holders = d -> DatasetLedger.localHold(dir, d);
+            holders = d -> DatasetHolds.localHold(dir, d);
         }
         String only = dataset;
         Map<String, List<BudgetRecord>> byDataset =
@@ -368,7 +369,7 @@ public final class LedgerCommand implements Command {
      */
     private static void markHolders(
             ObjectNode report,
-            java.util.function.Function<String, java.util.Optional<DatasetLedger.Hold>> holders,
+            java.util.function.Function<String, java.util.Optional<DatasetHolds.Hold>> holders,
             String only) {
         ArrayNode datasets = (ArrayNode) report.get("datasets");
         java.util.Set<String> seen = new java.util.HashSet<>();
@@ -392,7 +393,7 @@ public final class LedgerCommand implements Command {
         }
     }
 
-    private static void markHolder(ObjectNode d, DatasetLedger.Hold h) {
+    private static void markHolder(ObjectNode d, DatasetHolds.Hold h) {
         ObjectNode held = d.putObject("heldBy");
         held.put("runId", h.runId());
         held.put("status", h.status());

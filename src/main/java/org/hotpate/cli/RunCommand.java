@@ -17,12 +17,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.hotpate.cluster.ClusterHealth;
 import org.hotpate.cluster.ClusterInfo;
 import org.hotpate.cluster.ClusterLib;
-import org.hotpate.stream.DatasetLedger;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobOptions;
 import org.hotpate.stream.JobSpec;
 import org.hotpate.stream.RecordsSpec;
 import org.hotpate.stream.RunMetadata;
+import org.hotpate.stream.RunRefusedException;
 import org.hotpate.stream.RunSession;
 
 /**
@@ -116,7 +116,7 @@ public final class RunCommand implements Command {
         RunSession started;
         try {
             started = resume == null ? RunSession.start(cfg, null) : RunSession.resume(cfg, resume);
-        } catch (DatasetLedger.RunRefusedException | JobSpec.SpecException e) {
+        } catch (RunRefusedException | JobSpec.SpecException e) {
             if (stop != null) {
                 stop.release();
             }

@@ -9,9 +9,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
-import org.hotpate.core.accounting.IndividualSchemes;
-import org.hotpate.core.privacy.PrivacyEvent;
-import org.hotpate.core.util.Decimals;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.DatasetLock;
 import org.hotpate.io.KafkaIo;
@@ -20,6 +17,7 @@ import org.hotpate.io.PseudonymSecrets;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.LedgerMarker;
 import org.hotpate.model.TeacherSpend;
+import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.DatasetLeases;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
@@ -28,10 +26,12 @@ import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 
 /**
- * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it reads
- * every earlier run's curve on the run's dataset, composes them into the {@link DatasetPrior} the
- * job starts from, refuses a run that starts with no room left, and reads the ledger again at the
- * end for the summary's {@code dataset_epsilon}.
+ * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it holds the
+ * dataset, reads what the admission decides on ({@link #state}: every earlier run's entry, the
+ * finished marks, the teacher entries; {@link RunAdmission} runs the sequence, {@link
+ * DatasetAdmission} decides), refuses a run that starts with no room left, and reads the ledger
+ * again at the end for the summary's {@code dataset_epsilon}. The mechanics of the lease and of the
+ * lock file's holder are in {@link DatasetHolds}.
  *
  * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
  * mode holds an exclusive lock on the dataset's directory for the life of the driver, and records
@@ -41,59 +41,12 @@ import org.hotpate.protocol.TeacherIds;
  * refused while one holds it. The driver never writes a run's entry: the job does.
  */
 public final class DatasetLedger implements AutoCloseable {
-    /**
-     * A run the dataset's ledger refuses before anything starts ({@code ./hotpate run} exits 2 with
-     * the message): another accounting on the dataset (per-teacher vs ensemble), a cap asked for
-     * after uncapped runs, a finished run resumed — and the subclasses below.
-     */
-    public static class RunRefusedException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        public RunRefusedException(String message) {
-            super(message);
-        }
-    }
-
-    /** A run that cannot start because its dataset's budget is spent. */
-    public static final class NoBudgetLeftException extends RunRefusedException {
-        private static final long serialVersionUID = 1L;
-
-        public NoBudgetLeftException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * A fresh run whose run id the dataset's ledger already holds (only a resume may reuse one).
-     */
-    public static final class RunIdInUseException extends RunRefusedException {
-        private static final long serialVersionUID = 1L;
-
-        public RunIdInUseException(String message) {
-            super(message);
-        }
-    }
-
-    /** A run that cannot start because another run holds its dataset. */
-    public static final class DatasetInUseException extends RunRefusedException {
-        private static final long serialVersionUID = 1L;
-
-        public DatasetInUseException(String message) {
-            super(message);
-        }
-    }
-
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
-
-    /** A lease's heartbeat period and the silence after which an embedded run's claim lapses. */
-    static final Duration LEASE_HEARTBEAT = Duration.ofSeconds(5);
-
-    static final Duration LEASE_TIMEOUT = Duration.ofSeconds(30);
 
     private final JobConfig cfg;
     private final Properties client; // null in local mode
     private final DatasetLock lock; // null in kafka mode
-    private Lease lease; // kafka mode, once acquired
+    private DatasetHolds.Lease lease; // kafka mode, once acquired
     private LocalHold.Holder holder; // local mode: what the lock file says of this run
     private String previousRun; // local mode: the run the lock file named when this one took it
 
@@ -119,7 +72,7 @@ public final class DatasetLedger implements AutoCloseable {
                         "cannot open the budget ledger in " + cfg.ledgerDir(), e);
             }
             try {
-                requireNoOrphan(cfg, lock.previous());
+                DatasetHolds.requireNoOrphan(cfg, lock.previous());
             } catch (RuntimeException e) {
                 try {
                     lock.close();
@@ -387,158 +340,31 @@ public final class DatasetLedger implements AutoCloseable {
     }
 
     /**
-     * The composition of the dataset's runs other than ledger account {@code account} (a run's
-     * account is its run id, or a fork's {@link #resumeAccount}). A {@code fresh} run (not a
-     * resume) whose run id the ledger already holds is refused with {@link RunIdInUseException}:
-     * its curve would merge with the earlier run's entry and the earlier run would drop out of the
-     * prior ({@link DatasetPrior#usesRunId}). Refuses ({@link RunRefusedException}) a run whose
-     * accounting does not compose with the dataset's ({@link #requireSameAccounting}).
+     * The composition of the dataset's runs other than ledger account {@code account} (null: every
+     * run), without the admission's checks ({@link RunAdmission} composes a run's prior).
      */
-    public DatasetPrior prior(String account, boolean fresh) {
-        List<BudgetRecord> records = records();
-        if (fresh && DatasetPrior.usesRunId(cfg.datasetId(), records, account)) {
-            throw new RunIdInUseException(
-                    "run id '"
-                            + account
-                            + "' is already in the budget ledger of dataset '"
-                            + cfg.datasetId()
-                            + "'; a fresh run cannot reuse it (only --from-savepoint continues a"
-                            + " run under its id; see ./hotpate ledger show --dataset "
-                            + cfg.datasetId()
-                            + ")");
-        }
-        requireSameAccounting(records);
-        return DatasetPrior.compose(cfg.datasetId(), records, account);
+    public DatasetPrior prior(String account) {
+        return DatasetPrior.compose(cfg.datasetId(), records(), account);
     }
 
     /**
-     * Per-teacher and ensemble accounting do not compose on one dataset (issue 23): an ensemble run
-     * would let teachers a per-teacher run retired vote again and charge none of them, and a
-     * per-teacher run starts every teacher at 0 whatever earlier ensemble runs took from it. So a
-     * dataset keeps the accounting of its first run; a run of the other kind is refused, naming
-     * what the dataset holds.
+     * What the dataset's ledger holds for the admission ({@link DatasetAdmission#decide}): whether
+     * this ledger holds the dataset ({@link #acquire}), its run entries, which accounts are marked
+     * finished, its teacher entries.
      */
-    void requireSameAccounting(List<BudgetRecord> records) {
+    public DatasetAdmission.Ledger state() {
+        boolean held = lock != null ? holder != null : lease != null;
+        return new DatasetAdmission.Ledger(
+                cfg.datasetId(), held, records(), this::finished, teacherSpends());
+    }
+
+    /** The run's accounting as the admission judges it (mechanism, per-teacher plan). */
+    public DatasetAdmission.Accounting accounting() {
         IndividualScheme scheme = CoreBindings.accountingMode(cfg).scheme();
-        if (scheme == null) {
-            List<TeacherSpend> teachers = teacherSpends();
-            if (!teachers.isEmpty()) {
-                TeacherSpend t = teachers.get(0);
-                // No count, spending or retirement of any teacher: those depend on each teacher's
-                // private data (threat model, "Per-teacher spending is data-dependent and never
-                // public"), and a refusal reaches whoever started the run (issue 30 item 8).
-                throw new RunRefusedException(
-                        "dataset '"
-                                + cfg.datasetId()
-                                + "' is under per-teacher accounting: its teachers are charged"
-                                + " under a per-teacher budget (budget.per-teacher-epsilon; plan "
-                                + t.plan()
-                                + ", delta "
-                                + t.delta()
-                                + "). An ensemble run (mechanism "
-                                + cfg.mechanism().name()
-                                + ") would let teachers retired under it vote and charge none of"
-                                + " them; run mechanism.name "
-                                + t.plan().substring(0, Math.max(0, t.plan().indexOf('/')))
-                                + " with the same per-teacher plan, or use another budget.dataset"
-                                + " (each teacher's spending is operator-only: ./hotpate ledger"
-                                + " teachers --dataset "
-                                + cfg.datasetId()
-                                + ")");
-            }
-            return;
-        }
-        List<BudgetRecord> ensemble =
-                records.stream()
-                        .filter(r -> !IndividualSchemes.isIndividual(r.mechanism()))
-                        .toList();
-        if (!ensemble.isEmpty()) {
-            throw new RunRefusedException(
-                    "dataset '"
-                            + cfg.datasetId()
-                            + "' has "
-                            + ensemble.size()
-                            + " ensemble-accounted run(s) (e.g. "
-                            + ensemble.get(0).runId()
-                            + ", mechanism "
-                            + ensemble.get(0).mechanism()
-                            + "); per-teacher accounting (mechanism "
-                            + cfg.mechanism().name()
-                            + ", budget.per-teacher-epsilon "
-                            + cfg.budget().perTeacherEpsilon()
-                            + ") would start every teacher at 0 and not count them. Use another"
-                            + " budget.dataset (see ./hotpate ledger show --dataset "
-                            + cfg.datasetId()
-                            + ")");
-        }
-    }
-
-    /**
-     * The ledger account a resume of run {@code meta} continues (issue 23, "resume forks"). The run
-     * continues under its own account when that account's entry holds no more than the savepoint
-     * recorded when the driver stopped the run (nothing was released after the snapshot). Otherwise
-     * — the same savepoint resumed a second time, an older savepoint, a retained checkpoint — the
-     * releases after the snapshot stay public while the restored state forgets them: the resume
-     * becomes a fork with a new account {@code <runId>~r<k>}, and its prior includes every earlier
-     * account of the run, so the dataset's ε counts both branches (an over-count of the shared
-     * prefix, never an under-count). A run marked finished is refused.
-     *
-     * <p>Why the fork's sum bounds the dataset: both branches were released, and RDP curves of
-     * adaptively composed releases add order by order under the mechanisms' relation (replace one
-     * user's data; Mironov 2017 Prop. 1, Feldman &amp; Zrnic 2021 Thm 3.1); the shared prefix,
-     * counted in both entries, only adds non-negative terms. Tested by {@code
-     * DatasetLedgerTest.theSameSavepointResumedTwiceForks…}; the old rule (continue under the run's
-     * own entry, max-merged) fails it.
-     */
-    public String resumeAccount(RunMetadata meta) {
-        String runId = meta.runId();
-        String account = meta.account() == null ? runId : meta.account();
-        if (finished(account)) {
-            throw new RunRefusedException(
-                    "run "
-                            + runId
-                            + " finished (its ledger entry "
-                            + account
-                            + " on dataset '"
-                            + cfg.datasetId()
-                            + "' is marked finished); a finished run cannot be resumed — start a"
-                            + " new run");
-        }
-        List<BudgetRecord> records = records();
-        BudgetRecord entry =
-                records.stream().filter(r -> r.runId().equals(account)).findFirst().orElse(null);
-        if (entry == null || meta.coversLedger(entry)) {
-            return account;
-        }
-        return nextFork(records, runId);
-    }
-
-    /**
-     * The ledger account of a deployment of run {@code runId} by an entry point that cannot tell a
-     * restart of the run from a new deployment under the same run id ({@link ClusterJob}: the
-     * Kubernetes operator re-runs {@code main()} with the manifest's fixed run id). The run's own
-     * account when the ledger holds no entry of it; otherwise a fork {@code <runId>~r<k>}, whose
-     * prior includes every earlier account: a redeploy is charged as a new run on top of what the
-     * run spent, never a reset of it (issue 30 item 2, the reset only). An upgrade that restores
-     * the run's state is charged the same way: its restored curve includes the prefix, counted
-     * again (an over-count, never an under-count; the composition of {@link #resumeAccount}).
-     */
-    public String deploymentAccount(String runId) {
-        List<BudgetRecord> records = records();
-        return records.stream().noneMatch(r -> r.runId().equals(runId))
-                ? runId
-                : nextFork(records, runId);
-    }
-
-    private static String nextFork(List<BudgetRecord> records, String runId) {
-        int k = 1;
-        while (true) {
-            String fork = runId + "~r" + k;
-            if (records.stream().noneMatch(r -> r.runId().equals(fork))) {
-                return fork;
-            }
-            k++;
-        }
+        return new DatasetAdmission.Accounting(
+                cfg.mechanism().name(),
+                scheme == null ? null : scheme.planId(),
+                cfg.budget().perTeacherEpsilon());
     }
 
     /** The run's entry ({@code account}) as the ledger holds it now, or null. */
@@ -587,59 +413,16 @@ public final class DatasetLedger implements AutoCloseable {
 
     /**
      * Throws {@link NoBudgetLeftException}, naming the dataset, when {@code prior} leaves no room
-     * for this run: the earlier runs composed with this run spending its whole budget on worst-case
-     * releases would pass {@code budget.dataset-epsilon} ({@link RunBudget#hasRoom}).
+     * for this run ({@link DatasetAdmission#requireRoom}), and {@link RunRefusedException} for a
+     * cap asked for after uncapped runs.
      */
     public void requireRoom(DatasetPrior prior) {
-        if (RunBudget.capPlannedAfterUse(prior, cfg.budget().terms())) {
-            throw new RunRefusedException(
-                    "dataset '"
-                            + cfg.datasetId()
-                            + "' was used by "
-                            + prior.runs()
-                            + " run(s) without a dataset cap; budget.dataset-epsilon "
-                            + cfg.budget().datasetEpsilon()
-                            + " planned now would be chosen after their outputs were seen, so it"
-                            + " would not be a guarantee. A dataset's cap is fixed by its first"
-                            + " run: run without budget.dataset-epsilon on this dataset, or give"
-                            + " the cap from the first run of a new budget.dataset (see"
-                            + " ./hotpate ledger show --dataset "
-                            + cfg.datasetId()
-                            + ")");
+        try {
+            DatasetAdmission.requireRoom(
+                    cfg.datasetId(), prior, cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        } catch (DatasetAdmission.Refused r) {
+            throw RunRefusedException.of(r);
         }
-        if (!RunBudget.datasetCapped(prior, cfg.budget().terms())) {
-            return;
-        }
-        PrivacyEvent worst = CoreBindings.worstCaseEvent(cfg);
-        if (RunBudget.hasRoom(prior, cfg.budget().terms(), worst)) {
-            return;
-        }
-        double delta = cfg.budget().delta();
-        throw new NoBudgetLeftException(
-                "dataset '"
-                        + cfg.datasetId()
-                        + "' has no room for this run: "
-                        + (prior.nonPrivate()
-                                ? "a non-private run used it"
-                                : String.format(
-                                        "%d earlier run(s) spent epsilon %s (delta %s), and this"
-                                                + " run's budget.epsilon %s would take the dataset"
-                                                + " to %s > budget.dataset-epsilon %s",
-                                        prior.runs(),
-                                        Decimals.up(prior.epsilon(delta, runOrder()), 4),
-                                        delta,
-                                        cfg.budget().epsilon(),
-                                        Decimals.up(
-                                                RunBudget.epsilonWithFullRun(
-                                                        prior, cfg.budget().terms(), worst),
-                                                4),
-                                        Math.min(
-                                                cfg.budget().datasetEpsilon(),
-                                                RunBudget.enforcedDatasetEpsilon(
-                                                        prior, cfg.budget().terms(), worst))))
-                        + " (see ./hotpate ledger show --dataset "
-                        + cfg.datasetId()
-                        + ")");
     }
 
     /**
@@ -672,7 +455,7 @@ public final class DatasetLedger implements AutoCloseable {
         if (client == null || lease != null) {
             return;
         }
-        lease = new Lease(markers(), cfg.datasetId(), runId);
+        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId);
         try {
             lease.claim();
         } catch (RuntimeException e) {
@@ -691,109 +474,7 @@ public final class DatasetLedger implements AutoCloseable {
             recordJob(jobId, flinkRest);
         }
         if (lease != null) {
-            lease.tag = DatasetLeases.tag(lease.claimId, flinkRest, jobId);
-            lease.beat();
-        }
-    }
-
-    /** A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. */
-    private static final class Lease {
-        private final LedgerMarkersIo markers;
-        private final String dataset;
-        private final String runId;
-        private final String claimId;
-        private volatile String tag;
-        private java.util.concurrent.ScheduledExecutorService heartbeat;
-
-        Lease(LedgerMarkersIo markers, String dataset, String runId) {
-            this.markers = markers;
-            this.dataset = dataset;
-            this.runId = runId;
-            byte[] b = new byte[12];
-            new java.security.SecureRandom().nextBytes(b);
-            this.claimId = java.util.HexFormat.of().formatHex(b);
-            this.tag = claimId;
-        }
-
-        void claim() {
-            long offset =
-                    markers.append(
-                            LedgerMarker.lease(
-                                    dataset, runId, tag, true, System.currentTimeMillis()));
-            List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
-            // "now" is the broker's time of this claim, on the same clock as every other marker
-            long now =
-                    claims.stream()
-                            .filter(c -> c.claimId().equals(claimId))
-                            .mapToLong(DatasetLeases.Claim::lastMs)
-                            .findFirst()
-                            .orElse(DatasetLeases.UNKNOWN_TIME);
-            DatasetLeases.Claim holder =
-                    DatasetLeases.holder(
-                                    claims, now, LEASE_TIMEOUT.toMillis(), DatasetLedger::jobMayRun)
-                            .orElseThrow(
-                                    () ->
-                                            new IllegalStateException(
-                                                    "the lease claim of run "
-                                                            + runId
-                                                            + " is not in the ledger topic"));
-            if (!holder.claimId().equals(claimId)) {
-                throw new DatasetInUseException(
-                        "dataset '"
-                                + dataset
-                                + "' is in use by run "
-                                + holder.runId()
-                                + (now == DatasetLeases.UNKNOWN_TIME
-                                                || holder.lastMs() == DatasetLeases.UNKNOWN_TIME
-                                        ? " (the ledger topic does not stamp broker time"
-                                                + " — message.timestamp.type=LogAppendTime — so"
-                                                + " a silent claim cannot lapse"
-                                        : " (last heartbeat "
-                                                + Math.max(0, (now - holder.lastMs()) / 1000)
-                                                + " s ago, broker time")
-                                + DatasetLeases.remoteJob(holder.tag())
-                                        .map(j -> ", Flink job " + j[1] + " at " + j[0])
-                                        .orElse("")
-                                + "); one run per dataset at a time — wait for it to end (a"
-                                + " claim lapses "
-                                + LEASE_TIMEOUT.toSeconds()
-                                + " s after its driver stops, once its job no longer runs)");
-            }
-            heartbeat =
-                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-                            r -> {
-                                Thread t = new Thread(r, "dataset-lease-" + dataset);
-                                t.setDaemon(true);
-                                return t;
-                            });
-            heartbeat.scheduleAtFixedRate(
-                    this::beat,
-                    LEASE_HEARTBEAT.toMillis(),
-                    LEASE_HEARTBEAT.toMillis(),
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
-        }
-
-        void beat() {
-            try {
-                markers.append(
-                        LedgerMarker.lease(dataset, runId, tag, true, System.currentTimeMillis()));
-            } catch (RuntimeException e) {
-                // a missed heartbeat: the next one renews; the claim lapses only after a timeout
-            }
-        }
-
-        void release() {
-            if (heartbeat != null) {
-                heartbeat.shutdownNow();
-            }
-            try {
-                markers.append(
-                        LedgerMarker.lease(dataset, runId, tag, false, System.currentTimeMillis()));
-            } catch (RuntimeException e) {
-                // the claim lapses after its timeout
-            } finally {
-                markers.close();
-            }
+            lease.nameJob(flinkRest, jobId);
         }
     }
 
@@ -845,186 +526,6 @@ public final class DatasetLedger implements AutoCloseable {
 
     private java.nio.file.Path lockFile() {
         return cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
-    }
-
-    /**
-     * Refuses the run (exit 2) while the previous holder of the dataset's lock — its driver gone,
-     * since this process got the OS lock — has a job on a cluster that may still run: the job keeps
-     * spending the dataset, and its spending is in the ledger only as far as its last checkpoint.
-     * Fails closed when the JobManager cannot be asked ({@link LocalHold#verdict}).
-     */
-    static void requireNoOrphan(JobConfig cfg, String previousRecord) {
-        LocalHold.Holder prev = LocalHold.Holder.parse(previousRecord).orElse(null);
-        if (prev == null || !prev.onCluster()) {
-            return;
-        }
-        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(prev.flinkRest());
-        LocalHold.Verdict v = LocalHold.verdict(prev, listing.jobs());
-        if (!v.holds()) {
-            return;
-        }
-        String why;
-        if (v == LocalHold.Verdict.RUNNING) {
-            LocalHold.Job j =
-                    LocalHold.runningJob(prev, listing.jobs().orElseThrow()).orElseThrow();
-            why =
-                    "its Flink job "
-                            + j.id()
-                            + " at "
-                            + prev.flinkRest()
-                            + " is "
-                            + j.state()
-                            + " and still spends the dataset's budget (its spending so far is in"
-                            + " the ledger). Wait for it to end, or cancel it: curl -X PATCH '"
-                            + prev.flinkRest()
-                            + "/jobs/"
-                            + j.id()
-                            + "?mode=cancel'";
-        } else {
-            why =
-                    "the state of its Flink job "
-                            + prev.jobId()
-                            + " at "
-                            + prev.flinkRest()
-                            + " cannot be read ("
-                            + listing.error()
-                            + "), so it may still spend the dataset's budget (fail closed). Start"
-                            + " that cluster again so its JobManager answers, or — only if that"
-                            + " job is known to have ended — delete "
-                            + cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
-        }
-        throw new DatasetInUseException(
-                "dataset '"
-                        + cfg.datasetId()
-                        + "' is in use by run "
-                        + prev.runId()
-                        + ": its driver (pid "
-                        + prev.pid()
-                        + ") is gone, but "
-                        + why
-                        + " (see ./hotpate ledger show --dataset "
-                        + cfg.datasetId()
-                        + ")");
-    }
-
-    /** The run holding a local dataset now, and what it is doing ({@link #localHold}). */
-    public record Hold(String runId, String status, boolean orphaned) {}
-
-    /**
-     * Who holds dataset {@code dataset} of the local ledger in {@code dir}, read from its lock file
-     * without taking the lock ({@code ./hotpate ledger show}): a live driver, or a job on a cluster
-     * whose driver is gone (orphaned) and that may still run. Empty when nothing holds it.
-     */
-    public static java.util.Optional<Hold> localHold(java.nio.file.Path dir, String dataset) {
-        LocalHold.Holder h =
-                LocalHold.Holder.parse(DatasetLock.holderRecord(dir, dataset)).orElse(null);
-        if (h == null) {
-            return java.util.Optional.empty();
-        }
-        boolean driverAlive =
-                ProcessHandle.of(h.pid())
-                        .filter(ProcessHandle::isAlive)
-                        // a reused pid is some other program
-                        .flatMap(p -> p.info().command())
-                        .map(c -> c.contains("java"))
-                        .orElse(false);
-        String job = h.onCluster() ? "Flink job " + h.jobId() + " at " + h.flinkRest() : null;
-        if (driverAlive) {
-            return java.util.Optional.of(
-                    new Hold(
-                            h.runId(),
-                            "running (driver pid "
-                                    + h.pid()
-                                    + (job == null ? "" : ", " + job)
-                                    + ")",
-                            false));
-        }
-        if (!h.onCluster()) {
-            return java.util.Optional.empty();
-        }
-        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(h.flinkRest());
-        LocalHold.Verdict v = LocalHold.verdict(h, listing.jobs());
-        if (v == LocalHold.Verdict.ENDED) {
-            return java.util.Optional.empty();
-        }
-        return java.util.Optional.of(
-                new Hold(
-                        h.runId(),
-                        v == LocalHold.Verdict.RUNNING
-                                ? "running, driver gone (orphaned): Flink job "
-                                        + LocalHold.runningJob(h, listing.jobs().orElseThrow())
-                                                .map(j -> j.id() + " " + j.state())
-                                                .orElseThrow()
-                                        + " at "
-                                        + h.flinkRest()
-                                        + "; its entry is what its checkpoints wrote so far"
-                                : "driver gone (orphaned), "
-                                        + job
-                                        + ": state unknown ("
-                                        + listing.error()
-                                        + "); holds the dataset (fail closed)",
-                        true));
-    }
-
-    /**
-     * Who holds dataset {@code dataset} of the Kafka ledger on {@code topic}, from its lease
-     * markers ({@code ./hotpate ledger show}): a claim whose driver heartbeats, or a silent one
-     * whose cluster job the JobManager does not report ended (orphaned). Empty when none holds it.
-     */
-    public static java.util.Optional<Hold> leaseHold(
-            Properties client, String topic, String dataset) {
-        try (LedgerMarkersIo m = new LedgerMarkersIo(client, topic, dataset)) {
-            return leaseHold(m, dataset);
-        } catch (RuntimeException e) {
-            return java.util.Optional.of(
-                    new Hold(
-                            "?",
-                            "unknown: the lease markers could not be read (" + e + ")",
-                            false));
-        }
-    }
-
-    private static java.util.Optional<Hold> leaseHold(LedgerMarkersIo m, String dataset) {
-        long now = System.currentTimeMillis();
-        java.util.Optional<DatasetLeases.Claim> holder =
-                DatasetLeases.holder(
-                        DatasetLeases.claims(m.read(dataset, -1)),
-                        now,
-                        LEASE_TIMEOUT.toMillis(),
-                        DatasetLedger::jobMayRun);
-        if (holder.isEmpty()) {
-            return java.util.Optional.empty();
-        }
-        DatasetLeases.Claim c = holder.get();
-        boolean silent = now - c.lastMs() > LEASE_TIMEOUT.toMillis();
-        String beat = "last heartbeat " + Math.max(0, (now - c.lastMs()) / 1000) + " s ago";
-        String job =
-                DatasetLeases.remoteJob(c.tag())
-                        .map(j -> "Flink job " + j[1] + " at " + j[0])
-                        .orElse("");
-        return java.util.Optional.of(
-                new Hold(
-                        c.runId(),
-                        silent
-                                ? "running, driver gone (orphaned): "
-                                        + job
-                                        + " not reported ended ("
-                                        + beat
-                                        + ")"
-                                : "running (" + beat + (job.isEmpty() ? "" : ", " + job) + ")",
-                        silent));
-    }
-
-    /**
-     * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
-     * not report it ended or unknown. A JobManager that cannot be reached may still run it (a
-     * partition, a REST address this machine cannot reach): the claim stays in force — fail closed
-     * (issue 30 item 6).
-     */
-    static boolean jobMayRun(DatasetLeases.Claim c) {
-        return DatasetLeases.remoteJob(c.tag())
-                .map(j -> ClusterJobStatus.mayRun(j[0], j[1]))
-                .orElse(false);
     }
 
     @Override

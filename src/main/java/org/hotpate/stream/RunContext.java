@@ -54,7 +54,7 @@ public record RunContext(
      * Also the durable ids of the run's teachers ({@code ids}: a records run's pseudonyms; null:
      * the ids themselves); {@code teachers} keyed by the run's teacher ids; and the durable ledger
      * account the run charges ({@code ledgerAccount}, null: the run id; a resumed fork's {@code
-     * <runId>~r<k>} otherwise, DatasetLedger#resumeAccount).
+     * <runId>~r<k>} otherwise, DatasetAdmission#decide).
      */
     public static RunContext of(
             DatasetPrior prior,

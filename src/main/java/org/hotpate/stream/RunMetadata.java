@@ -53,19 +53,13 @@ public record RunMetadata(
      * Unknown (a retained checkpoint, no recorded state): false.
      */
     public boolean coversLedger(org.hotpate.model.BudgetRecord entry) {
-        if (ledgerReleases < 0 || ledgerRdp == null) {
-            return false;
-        }
-        if (entry.releases() > ledgerReleases) {
-            return false;
-        }
-        double[] now = entry.rdp();
-        for (int i = 0; i < now.length; i++) {
-            if (now[i] > (i < ledgerRdp.length ? ledgerRdp[i] : 0)) {
-                return false;
-            }
-        }
-        return true;
+        return snapshot().covers(entry);
+    }
+
+    /** The ledger state this snapshot recorded, as the admission reads it. */
+    public org.hotpate.protocol.DatasetAdmission.Snapshot snapshot() {
+        return new org.hotpate.protocol.DatasetAdmission.Snapshot(
+                account, ledgerReleases, ledgerRdp);
     }
 
     /** Writes {@code dir/hotpate-run.json} when {@code dir} is a local path or file: URI. */

@@ -9,37 +9,26 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.LedgerEntry;
-import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
+import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.LocalHold;
-import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 
 /**
@@ -119,20 +108,8 @@ public final class RunSession implements AutoCloseable {
      * dataset's ledger entry and seeds the public step randomness).
      */
     public static String newRunId(JobConfig cfg) {
-        return newRunId(cfg.name(), ZonedDateTime.now(ZoneOffset.UTC));
+        return RunInfra.newRunId(cfg.name(), ZonedDateTime.now(ZoneOffset.UTC));
     }
-
-    static String newRunId(String name, ZonedDateTime nowUtc) {
-        byte[] random = new byte[16];
-        RUN_ID_RANDOM.nextBytes(random);
-        return name
-                + "-"
-                + nowUtc.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
-                + "-"
-                + HexFormat.of().formatHex(random);
-    }
-
-    private static final SecureRandom RUN_ID_RANDOM = new SecureRandom();
 
     /**
      * Starts the run. {@code bootstrapOverride} (tests) uses an existing broker whatever {@code
@@ -153,14 +130,13 @@ public final class RunSession implements AutoCloseable {
 
     /** Resumes a run from a savepoint or retained checkpoint ({@link Resume}). */
     public static RunSession resume(JobConfig cfg, Resume resume) throws Exception {
-        return start(cfg, null, UnaryOperator.identity(), KafkaClients.ENV, resume);
+        return start(cfg, null, UnaryOperator.identity(), KafkaClients.ENV, resume, null);
     }
 
     /**
      * As above; {@code secrets} resolves the password variables named by {@code kafka.sasl.*}
      * (default {@link KafkaClients#ENV}: environment, then system properties). Throws {@link
-     * DatasetLedger.NoBudgetLeftException} before the job starts when the dataset has no budget
-     * left.
+     * NoBudgetLeftException} before the job starts when the dataset has no budget left.
      */
     public static RunSession start(
             JobConfig cfg,
@@ -168,29 +144,15 @@ public final class RunSession implements AutoCloseable {
             UnaryOperator<DataStream<Vote>> voteTap,
             UnaryOperator<String> secrets)
             throws Exception {
-        return start(cfg, bootstrapOverride, voteTap, secrets, null);
+        return start(cfg, bootstrapOverride, voteTap, secrets, null, null);
     }
 
-    /**
-     * TEST SEAM ONLY (package-private): a run id and a noise secret fixed by the caller, so that
-     * the same seeds give the same outputs (the golden-run test, which holds a refactoring to
-     * byte-identical releases). A fixed secret makes the run's noise predictable: no privacy.
-     */
+    /** TEST SEAM ONLY (GoldenRunITCase): a fixed run id and noise secret; predictable noise. */
     record FixedNoise(String runId, byte[] secret) {}
 
     static RunSession startWithFixedNoiseForTestsOnly(JobConfig cfg, FixedNoise fixed)
             throws Exception {
         return start(cfg, null, UnaryOperator.identity(), KafkaClients.ENV, null, fixed);
-    }
-
-    private static RunSession start(
-            JobConfig cfg,
-            String bootstrapOverride,
-            UnaryOperator<DataStream<Vote>> voteTap,
-            UnaryOperator<String> secrets,
-            Resume resume)
-            throws Exception {
-        return start(cfg, bootstrapOverride, voteTap, secrets, resume, null);
     }
 
     private static RunSession start(
@@ -216,18 +178,10 @@ public final class RunSession implements AutoCloseable {
         RunSession s = null;
         try {
             if (bootstrap == null) {
-                if (cfg.kafka().embedded()) {
-                    JobConfig.Security sec = cfg.kafka().security();
-                    if (sec.sasl()) {
-                        kafka = EmbeddedKafka.startSecured();
-                        resolved = KafkaClients.embeddedPrincipals(cfg, kafka, secrets);
-                    } else {
-                        kafka = EmbeddedKafka.startOnPort(cfg.get(JobOptions.KAFKA_EMBEDDED_PORT));
-                    }
-                    bootstrap = kafka.bootstrapServers();
-                } else {
-                    bootstrap = cfg.kafka().bootstrap();
-                }
+                RunInfra.Broker broker = RunInfra.broker(cfg, secrets);
+                kafka = broker.embedded();
+                bootstrap = broker.bootstrap();
+                resolved = broker.secrets();
             }
             RecordsLoader.Batch batch = null;
             if (cfg.ensemble().fromRecords()) {
@@ -259,66 +213,42 @@ public final class RunSession implements AutoCloseable {
     }
 
     /**
-     * One authority per dataset, then the prior (issue 23): takes the dataset's lease (Kafka
-     * ledger; the local ledger's lock is already held), decides the ledger account (a resume whose
-     * entry went on after its snapshot forks, {@link DatasetLedger#resumeAccount}), composes the
-     * earlier runs and refuses a run without room.
+     * The admission ({@link RunAdmission#admit}, the sequence {@link ClusterJob} runs too): holds
+     * the dataset (its lease on the Kafka ledger; the local ledger's lock is already held), aborts
+     * the previous run's leftover transactions, decides the ledger account (a resume whose entry
+     * went on after its snapshot forks), composes the earlier runs and refuses a run without room.
      */
     private void composePrior() {
-        datasetLedger.acquire(runId);
-        abortLeftoverTransactions();
-        // One ledger per dataset: an embedded broker starts empty, so only an external one is read.
-        datasetLedger.requireOneStore(cfg.kafka().embedded() ? null : client);
-        account = resume == null ? runId : datasetLedger.resumeAccount(resume.metadata());
-        if (!account.equals(runId) && resume != null) {
-            System.err.println(
-                    "hotpate run: the ledger entry of "
-                            + runId
-                            + " went on after this snapshot (a second resume, or an older"
-                            + " snapshot): the resume is a fork, charged as "
-                            + account
-                            + " on top of every earlier branch");
-        }
-        prior = datasetLedger.prior(account, resume == null);
-        datasetLedger.requireRoom(prior);
+        RunAdmission.Admitted a =
+                admit(
+                        datasetLedger,
+                        runId,
+                        resume,
+                        cfg.kafka().embedded() ? null : client,
+                        () ->
+                                RunAdmission.abortLeftoverTransactions(
+                                        cfg, client, datasetLedger, runId));
+        account = a.account();
+        prior = a.prior();
     }
 
     /**
-     * The dataset's previous run, ended without committing (its cluster job cancelled once its
-     * driver was gone, a killed driver), can leave its sink's transactions open: every
-     * read_committed reader of those partitions — this run's driver among them, on the same topics
-     * — then stops at the last stable offset until the broker aborts them after their {@code
-     * kafka.transaction-timeout-ms}. That run holds the dataset no longer (this one got it past
-     * {@link DatasetLedger#open}'s orphan check), so its transactions can never commit: abort them
-     * now. Not this run's own (a resume commits its checkpoint's transactions).
+     * The CLI's admission on an opened ledger: a fresh run under a new run id, or a resume from
+     * {@code resume}'s snapshot ({@code oneStoreClient}: see {@link RunAdmission#admit}).
      */
-    private void abortLeftoverTransactions() {
-        String previous = datasetLedger.previousRun().orElse(null);
-        if (cfg.kafka().embedded() || previous == null || previous.equals(runId)) {
-            return;
-        }
-        try {
-            List<String> aborted =
-                    KafkaIo.abortOpenTransactions(
-                            client, JobIo.transactionalIdPrefix(previous) + "-");
-            if (!aborted.isEmpty()) {
-                System.err.println(
-                        "hotpate run: aborted "
-                                + aborted.size()
-                                + " transaction(s) the dataset's previous run "
-                                + previous
-                                + " left open (its job ended without committing them): "
-                                + aborted);
-            }
-        } catch (RuntimeException e) {
-            System.err.println(
-                    "hotpate run: cannot abort the transactions the previous run "
-                            + previous
-                            + " may have left open ("
-                            + e.getMessage()
-                            + "); the broker aborts them after their kafka.transaction-timeout-ms,"
-                            + " and this run's outputs wait for that");
-        }
+    static RunAdmission.Admitted admit(
+            DatasetLedger ledger,
+            String runId,
+            Resume resume,
+            Properties oneStoreClient,
+            Runnable afterHold) {
+        DatasetAdmission.Request req =
+                resume == null
+                        ? new DatasetAdmission.Request(runId, DatasetAdmission.Start.FRESH, null)
+                        : new DatasetAdmission.Request(
+                                runId, DatasetAdmission.Start.RESUME, resume.metadata().snapshot());
+        return RunAdmission.admit(
+                ledger, req, oneStoreClient, afterHold, Duration.ZERO, System.err);
     }
 
     /**
@@ -434,21 +364,10 @@ public final class RunSession implements AutoCloseable {
     }
 
     private String checkpointDir() {
-        return cfg.flink()
-                .stateDir()
-                .orElseGet(
-                        () ->
-                                outputDir()
-                                        .resolve("checkpoints")
-                                        .toAbsolutePath()
-                                        .toUri()
-                                        .toString());
+        return RunInfra.checkpointDir(cfg, outputDir());
     }
 
-    /**
-     * Asks {@link #follow} to return at its next poll (a signal handler calls this; the caller then
-     * stops the job with {@link #stopWithSavepoint}).
-     */
+    /** Asks {@link #follow} to return at its next poll (then {@link #stopWithSavepoint}). */
     public void requestStop() {
         stopRequested = true;
     }
@@ -477,31 +396,13 @@ public final class RunSession implements AutoCloseable {
     private StreamExecutionEnvironment environment() throws IOException {
         Path out = outputDir();
         Files.createDirectories(out);
-        String checkpoints = checkpointDir();
         if (cfg.flink().embedded()) {
             // Inside the run's output dir (BUILD-NOTES: a killed MiniCluster leaves files behind in
-            // /tmp);
-            // deleted when the run closes.
+            // /tmp); deleted when the run closes.
             flinkTmp = Files.createDirectories(out.resolve("flink-tmp")).toAbsolutePath();
-            Configuration conf =
-                    HotPateJob.flinkConfiguration(cfg, checkpoints, flinkTmp.toString());
-            restoreFrom(conf);
-            return StreamExecutionEnvironment.createLocalEnvironment(
-                    cfg.flink().parallelism(), conf);
         }
-        Configuration conf = HotPateJob.flinkConfiguration(cfg, checkpoints, null);
-        restoreFrom(conf);
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.createRemoteEnvironment(
-                        cfg.flink().host(), cfg.flink().port(), conf, cfg.flink().jar());
-        env.setParallelism(cfg.flink().parallelism());
-        return env;
-    }
-
-    private void restoreFrom(Configuration conf) {
-        if (resume != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, resume.savepoint());
-        }
+        return RunInfra.environment(
+                cfg, checkpointDir(), flinkTmp, resume == null ? null : resume.savepoint());
     }
 
     public String runId() {
@@ -651,130 +552,16 @@ public final class RunSession implements AutoCloseable {
         long distributions =
                 endOffsets(cfg.kafka().topics().name(Topic.DISTRIBUTIONS)) - distributionsAtStart;
         cancelJob();
-        try {
-            org.hotpate.model.BudgetRecord entry = datasetLedger.entry(account);
-            if (entry != null && Double.isFinite(entry.epsilon())) {
-                outcome.durableEpsilon(entry.epsilon());
-            }
-        } catch (RuntimeException e) {
-            System.err.println(
-                    "hotpate run: could not read the run's budget ledger entry ("
-                            + e.getMessage()
-                            + "); epsilon from the ledger entries the driver read");
-        }
-        if (savepoint == null && outcome.complete()) {
-            markFinished(); // a run stopped with a savepoint, or cut short, may still be resumed
-        }
-        return new RunReport(
-                        cfg,
-                        runId,
-                        outcome,
-                        prior == null ? 0 : prior.runs(),
-                        datasetEpsilon(), // this run's curve included
-                        RunBudget.enforcedDatasetEpsilon(
-                                prior == null ? DatasetPrior.empty(cfg.datasetId()) : prior,
-                                cfg.budget().terms(),
-                                CoreBindings.worstCaseEvent(cfg)),
-                        secs,
-                        distributions)
-                .writeTo(outputDir());
-    }
-
-    /**
-     * The run completed: its ledger account can no longer be resumed (exit 2). A run stopped with a
-     * savepoint or cut short by the output timeout is not marked (a resume of it forks if its entry
-     * went on).
-     */
-    private void markFinished() {
-        try {
-            datasetLedger.markFinished(account);
-        } catch (RuntimeException e) {
-            System.err.println(
-                    "hotpate run: could not mark "
-                            + account
-                            + " finished in the budget ledger ("
-                            + e.getMessage()
-                            + "); a resume of it would still be composed as a fork");
-        }
-    }
-
-    /**
-     * The dataset's ε over every run in the durable ledger, read again now that the job is stopped;
-     * if the ledger cannot be read, the last value the accountant reported (earlier runs plus this
-     * one, from the operator-only ledger entries).
-     */
-    private double datasetEpsilon() {
-        try {
-            return datasetLedger.datasetEpsilon();
-        } catch (RuntimeException e) {
-            double fromEntries =
-                    outcome.ledger(LedgerKind.CHARGE).stream()
-                            .mapToDouble(LedgerEntry::datasetEpsilonAfter)
-                            .max()
-                            .orElse(
-                                    prior.epsilon(
-                                            cfg.budget().delta(),
-                                            RunBudget.runConfig(
-                                                    cfg.budget().terms(),
-                                                    CoreBindings.worstCaseEvent(cfg))));
-            System.err.println(
-                    "hotpate run: could not re-read the budget ledger ("
-                            + e.getMessage()
-                            + "); dataset_epsilon from the run's ledger entries");
-            return fromEntries;
-        }
+        return new RunSummary(cfg, runId, outcome, datasetLedger, account, prior, savepoint)
+                .write(secs, distributions, outputDir());
     }
 
     private long endOffsets(String topic) {
-        try (Admin admin = Admin.create(client)) {
-            Set<TopicPartition> parts = new HashSet<>();
-            admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get()
-                    .get(topic)
-                    .partitions()
-                    .forEach(pi -> parts.add(new TopicPartition(topic, pi.partition())));
-            Map<TopicPartition, OffsetSpec> q = new HashMap<>();
-            parts.forEach(tp -> q.put(tp, OffsetSpec.latest()));
-            return admin.listOffsets(q).all().get().values().stream()
-                    .mapToLong(o -> o.offset())
-                    .sum();
-        } catch (Exception e) {
-            return 0;
-        }
-    }
-
-    /** Whether the job reached a terminal state within a few seconds (a cancel takes a moment). */
-    private boolean jobEnded() {
-        long deadline = System.currentTimeMillis() + 15_000;
-        while (System.currentTimeMillis() < deadline) {
-            try {
-                if (job.getJobStatus()
-                        .get(5, java.util.concurrent.TimeUnit.SECONDS)
-                        .isGloballyTerminalState()) {
-                    return true;
-                }
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            } catch (Exception e) {
-                return false; // unknown: the hold stays on the job (fail closed)
-            }
-        }
-        return false;
+        return RunInfra.endOffsets(client, topic);
     }
 
     private void cancelJob() {
-        if (job != null) {
-            try {
-                if (!job.getJobStatus().get().isGloballyTerminalState()) {
-                    job.cancel().get();
-                }
-            } catch (Exception ignored) {
-                // already gone
-            }
-        }
+        RunInfra.cancelJob(job);
     }
 
     @Override
@@ -784,7 +571,10 @@ public final class RunSession implements AutoCloseable {
         }
         closed = true;
         cancelJob();
-        if (datasetLedger != null && job != null && !cfg.flink().embedded() && jobEnded()) {
+        if (datasetLedger != null
+                && job != null
+                && !cfg.flink().embedded()
+                && RunInfra.jobEnded(job)) {
             datasetLedger.jobEnded(); // else the hold keeps asking the JobManager about the job
         }
         if (worker != null) {
@@ -802,41 +592,7 @@ public final class RunSession implements AutoCloseable {
             datasetLedger.close();
         }
         if (flinkTmp != null) {
-            deleteQuietly(flinkTmp);
-        }
-    }
-
-    /**
-     * Best-effort recursive delete. RocksDB may still be removing its own files while the cancelled
-     * job shuts down, so entries vanishing under the walk are expected and skipped.
-     */
-    static void deleteQuietly(Path root) {
-        try {
-            Files.walkFileTree(
-                    root,
-                    new java.nio.file.SimpleFileVisitor<>() {
-                        @Override
-                        public java.nio.file.FileVisitResult visitFile(
-                                Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
-                            file.toFile().delete();
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public java.nio.file.FileVisitResult visitFileFailed(
-                                Path file, IOException e) {
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public java.nio.file.FileVisitResult postVisitDirectory(
-                                Path dir, IOException e) {
-                            dir.toFile().delete();
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-                    });
-        } catch (IOException | RuntimeException ignored) {
-            // best effort: a leftover temp directory is harmless
+            RunInfra.deleteQuietly(flinkTmp);
         }
     }
 }

@@ -59,9 +59,10 @@ class ClusterJobRedeployITCase {
                                 .formatted(kafka.bootstrapServers()),
                         "k8s");
         Properties client = KafkaIo.clientProperties(kafka.bootstrapServers(), new Properties());
-        RunContext first = ClusterJob.admit(cfg, "k8s-run-1", client);
-        assertThat(first.ledgerAccount()).isEqualTo("k8s-run-1");
-        assertThat(first.prior().runs()).isZero();
+        try (ClusterJob.Deployment first = ClusterJob.admit(cfg, "k8s-run-1", null, client)) {
+            assertThat(first.run().ledgerAccount()).isEqualTo("k8s-run-1");
+            assertThat(first.run().prior().runs()).isZero();
+        }
 
         // The first deployment spent (its accountant's write-ahead entry), then was redeployed.
         RunBudget b =
@@ -84,9 +85,11 @@ class ClusterJobRedeployITCase {
             prod.send(new ProducerRecord<>(out.topic(), out.key(), out.value())).get();
         }
 
-        RunContext again = ClusterJob.admit(cfg, "k8s-run-1", client);
-        assertThat(again.ledgerAccount()).isEqualTo("k8s-run-1~r1");
-        assertThat(again.prior().runs()).as("the earlier deployment is in the prior").isOne();
-        assertThat(again.prior().releases()).isEqualTo(20);
+        try (ClusterJob.Deployment d = ClusterJob.admit(cfg, "k8s-run-1", null, client)) {
+            RunContext again = d.run();
+            assertThat(again.ledgerAccount()).isEqualTo("k8s-run-1~r1");
+            assertThat(again.prior().runs()).as("the earlier deployment is in the prior").isOne();
+            assertThat(again.prior().releases()).isEqualTo(20);
+        }
     }
 }

@@ -133,7 +133,7 @@ class DatasetBudgetITCase {
 
         // Run 3: the dataset cannot fund another run's budget — exit 2 before anything starts.
         assertThatThrownBy(() -> RunSession.start(cfg, null))
-                .isInstanceOf(DatasetLedger.NoBudgetLeftException.class)
+                .isInstanceOf(NoBudgetLeftException.class)
                 .hasMessageContaining("dataset 'D'");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path specFile = Files.createDirectories(Path.of("target/it-out")).resolve("ds-local.yaml");
@@ -270,7 +270,7 @@ class DatasetBudgetITCase {
                                     together.await();
                                     try {
                                         return run(cfg);
-                                    } catch (DatasetLedger.DatasetInUseException e) {
+                                    } catch (DatasetInUseException e) {
                                         return e;
                                     }
                                 }));
@@ -280,9 +280,7 @@ class DatasetBudgetITCase {
                 results.add(f.get(300, java.util.concurrent.TimeUnit.SECONDS));
             }
             List<Object> refused =
-                    results.stream()
-                            .filter(r -> r instanceof DatasetLedger.DatasetInUseException)
-                            .toList();
+                    results.stream().filter(r -> r instanceof DatasetInUseException).toList();
             assertThat(refused).as("exactly one run is refused").hasSize(1);
             assertThat(((Exception) refused.get(0)).getMessage())
                     .contains("dataset 'R' is in use by run ds-race-");
@@ -309,7 +307,7 @@ class DatasetBudgetITCase {
         // The holder released the dataset at its end: a third run may start (and is refused
         // only for lack of room, not because the dataset is in use).
         assertThatThrownBy(() -> RunSession.start(a, null).close())
-                .isInstanceOf(DatasetLedger.NoBudgetLeftException.class);
+                .isInstanceOf(NoBudgetLeftException.class);
     }
 
     /** {@link #spec} on dataset R, capped at 2.5, with the budget-ledger topic both runs share. */

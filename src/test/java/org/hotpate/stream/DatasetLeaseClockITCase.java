@@ -66,7 +66,7 @@ class DatasetLeaseClockITCase {
             }
             try (DatasetLedger second = DatasetLedger.open(cfg, client)) {
                 assertThatThrownBy(() -> second.acquire("second-run"))
-                        .isInstanceOf(DatasetLedger.DatasetInUseException.class)
+                        .isInstanceOf(DatasetInUseException.class)
                         .hasMessageContaining("in use by run skewed-run");
             }
         }

@@ -68,14 +68,25 @@ class DatasetLedgerTest {
                         .formatted(teacher, RUN));
     }
 
+    /** The CLI's admission of a fresh run {@code runId} ({@link RunSession#admit}). */
+    static RunAdmission.Admitted fresh(DatasetLedger ledger, String runId) {
+        return RunSession.admit(ledger, runId, null, null, () -> {});
+    }
+
+    /** The ledger account the CLI's admission gives a resume of {@code md}. */
+    static String resumed(DatasetLedger ledger, RunMetadata md) {
+        return RunSession.admit(ledger, md.runId(), new RunSession.Resume(md, "sp"), null, () -> {})
+                .account();
+    }
+
     @Test
     void anEnsembleRunOnADatasetWithPerTeacherEntriesIsRefusedNamingThePerTeacherBudget()
             throws Exception {
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "scheme-b", 3));
         teacherEntry(7);
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThatThrownBy(() -> ledger.prior("other", true))
-                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+            assertThatThrownBy(() -> fresh(ledger, "other").prior())
+                    .isInstanceOf(RunRefusedException.class)
                     .hasMessageContaining("dataset 'D' is under per-teacher accounting")
                     .hasMessageContaining("per-teacher budget (budget.per-teacher-epsilon")
                     .hasMessageContaining("plan scheme-b/sigma=3.0")
@@ -93,8 +104,8 @@ class DatasetLedgerTest {
     void aPerTeacherRunOnADatasetWithEnsembleRunsIsRefused() throws Exception {
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3));
         try (DatasetLedger ledger = DatasetLedger.open(schemeBSpec(), null)) {
-            assertThatThrownBy(() -> ledger.prior("other", true))
-                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+            assertThatThrownBy(() -> fresh(ledger, "other").prior())
+                    .isInstanceOf(RunRefusedException.class)
                     .hasMessageContaining("ensemble-accounted run(s)")
                     .hasMessageContaining("budget.per-teacher-epsilon 1.0");
         }
@@ -104,7 +115,7 @@ class DatasetLedgerTest {
     void runsOfOneAccountingComposeAsBefore() throws Exception {
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 3));
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(ledger.prior("other", true).runs()).isOne();
+            assertThat(fresh(ledger, "other").prior().runs()).isOne();
         }
     }
 
@@ -114,8 +125,8 @@ class DatasetLedgerTest {
         BudgetLedgerIo.writeLocal(dir, atStop);
         RunMetadata md = new RunMetadata(RUN, 1, 0).atSavepoint(RUN, atStop);
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(ledger.resumeAccount(md)).isEqualTo(RUN);
-            assertThat(ledger.prior(RUN, false).runs()).isZero();
+            assertThat(resumed(ledger, md)).isEqualTo(RUN);
+            assertThat(ledger.prior(RUN).runs()).isZero();
         }
     }
 
@@ -126,17 +137,17 @@ class DatasetLedgerTest {
         // The first resume went on from the savepoint: its entry now holds more.
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 5));
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            String fork = ledger.resumeAccount(md);
+            String fork = resumed(ledger, md);
             assertThat(fork).isEqualTo(RUN + "~r1");
-            DatasetPrior prior = ledger.prior(fork, false);
+            DatasetPrior prior = ledger.prior(fork);
             assertThat(prior.runs()).as("the first branch is in the fork's prior").isOne();
             assertThat(prior.releases()).isEqualTo(5);
         }
         // A third resume of the same savepoint forks again, under the next account.
         BudgetLedgerIo.writeLocal(dir, entry(RUN + "~r1", "confident-gnmax", 4));
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(ledger.resumeAccount(md)).isEqualTo(RUN + "~r2");
-            assertThat(ledger.prior(RUN + "~r2", false).releases()).isEqualTo(9);
+            assertThat(resumed(ledger, md)).isEqualTo(RUN + "~r2");
+            assertThat(ledger.prior(RUN + "~r2").releases()).isEqualTo(9);
         }
     }
 
@@ -144,7 +155,7 @@ class DatasetLedgerTest {
     void aRetainedCheckpointWithoutARecordedLedgerStateForksWhenTheEntryExists() throws Exception {
         BudgetLedgerIo.writeLocal(dir, entry(RUN, "confident-gnmax", 2));
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(ledger.resumeAccount(new RunMetadata(RUN, 1, 0))).isEqualTo(RUN + "~r1");
+            assertThat(resumed(ledger, new RunMetadata(RUN, 1, 0))).isEqualTo(RUN + "~r1");
         }
     }
 
@@ -156,9 +167,10 @@ class DatasetLedgerTest {
             ledger.markFinished(RUN);
             assertThatThrownBy(
                             () ->
-                                    ledger.resumeAccount(
+                                    resumed(
+                                            ledger,
                                             new RunMetadata(RUN, 1, 0).atSavepoint(RUN, atStop)))
-                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .isInstanceOf(RunRefusedException.class)
                     .hasMessageContaining("finished");
         }
     }
@@ -182,11 +194,11 @@ class DatasetLedgerTest {
         try (DatasetLedger first = DatasetLedger.open(ensembleSpec(), null)) {
             first.acquire(RUN);
             assertThatThrownBy(() -> DatasetLedger.open(ensembleSpec(), null))
-                    .isInstanceOf(DatasetLedger.DatasetInUseException.class)
+                    .isInstanceOf(DatasetInUseException.class)
                     .hasMessageContaining("dataset 'D' is in use by run " + RUN);
         }
         try (DatasetLedger again = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(again.prior("other", true).runs()).isZero(); // released at close
+            assertThat(fresh(again, "other").prior().runs()).isZero(); // released at close
         }
     }
 
@@ -208,14 +220,14 @@ class DatasetLedgerTest {
         previousHolder(RUN + " pid 999999999 job 0123abcd at " + NO_JOBMANAGER);
         for (int i = 0; i < 2; i++) { // the refused run let go of the OS lock
             assertThatThrownBy(() -> DatasetLedger.open(ensembleSpec(), null))
-                    .isInstanceOf(DatasetLedger.DatasetInUseException.class)
+                    .isInstanceOf(DatasetInUseException.class)
                     .hasMessageContaining("dataset 'D' is in use by run " + RUN)
                     .hasMessageContaining("driver (pid 999999999) is gone")
                     .hasMessageContaining("Flink job 0123abcd at " + NO_JOBMANAGER)
                     .hasMessageContaining("cannot be read")
                     .hasMessageContaining(".lock");
         }
-        assertThat(DatasetLedger.localHold(dir, "D"))
+        assertThat(DatasetHolds.localHold(dir, "D"))
                 .hasValueSatisfying(
                         h -> {
                             assertThat(h.orphaned()).isTrue();
@@ -227,9 +239,9 @@ class DatasetLedgerTest {
     void aDeadDriverWithoutAClusterJobDoesNotHoldTheDataset() throws Exception {
         previousHolder(RUN + " pid 999999999"); // an embedded run: its job died with it
         try (DatasetLedger free = DatasetLedger.open(ensembleSpec(), null)) {
-            assertThat(free.prior("other", true).runs()).isZero();
+            assertThat(free.prior("other").runs()).isZero();
         }
-        assertThat(DatasetLedger.localHold(dir, "D")).isEmpty();
+        assertThat(DatasetHolds.localHold(dir, "D")).isEmpty();
     }
 
     /** The lock file follows the run: pending before the submission, the job, then cleared. */
@@ -245,7 +257,7 @@ class DatasetLedgerTest {
             held.jobSubmitted(NO_JOBMANAGER, "0123abcd");
             assertThat(DatasetLock.holderRecord(dir, "D"))
                     .isEqualTo(RUN + " pid " + pid + " job 0123abcd at " + NO_JOBMANAGER);
-            assertThat(DatasetLedger.localHold(dir, "D"))
+            assertThat(DatasetHolds.localHold(dir, "D"))
                     .hasValueSatisfying(h -> assertThat(h.status()).startsWith("running (driver"));
             held.jobEnded();
             assertThat(DatasetLock.holderRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
@@ -263,13 +275,13 @@ class DatasetLedgerTest {
                                 + "'}\n",
                         "x");
         try (DatasetLedger ledger = DatasetLedger.open(capped, null)) {
-            DatasetPrior prior = ledger.prior("other", true);
+            DatasetPrior prior = ledger.prior("other");
             assertThatThrownBy(() -> ledger.requireRoom(prior))
-                    .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                    .isInstanceOf(RunRefusedException.class)
                     .hasMessageContaining("was used by 1 run(s) without a dataset cap");
         }
         try (DatasetLedger ledger = DatasetLedger.open(ensembleSpec(), null)) {
-            ledger.requireRoom(ledger.prior("other", true)); // uncapped runs go on
+            ledger.requireRoom(ledger.prior("other")); // uncapped runs go on
         }
     }
 }

@@ -95,7 +95,7 @@ class OneLedgerPerDatasetITCase {
         BudgetLedgerIo.writeLocal(ledgerDir, entry("LOCALFIRST", "earlier-run"));
         JobConfig cfg = spec("one-kafka", "LOCALFIRST", "kafka");
         assertThatThrownBy(() -> RunSession.start(cfg, null).close())
-                .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                .isInstanceOf(RunRefusedException.class)
                 .hasMessageContaining("dataset 'LOCALFIRST' has its budget ledger in the local")
                 .hasMessageContaining(ledgerDir.toString());
     }
@@ -117,7 +117,7 @@ class OneLedgerPerDatasetITCase {
         }
         JobConfig cfg = spec("one-local", "KAFKAFIRST", "local");
         assertThatThrownBy(() -> RunSession.start(cfg, null).close())
-                .isInstanceOf(DatasetLedger.RunRefusedException.class)
+                .isInstanceOf(RunRefusedException.class)
                 .hasMessageContaining("dataset 'KAFKAFIRST' has its budget ledger on the Kafka")
                 .hasMessageContaining("one.budget-ledger");
     }

@@ -22,7 +22,7 @@ class RunIdTest {
         ZonedDateTime t = ZonedDateTime.of(2026, 11, 26, 0, 5, 9, 0, ZoneOffset.UTC);
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 1000; i++) {
-            String id = RunSession.newRunId("demo", t);
+            String id = RunInfra.newRunId("demo", t);
             assertThat(id).matches("demo-20261126-000509-[0-9a-f]{32}");
             ids.add(id);
         }
@@ -41,13 +41,15 @@ class RunIdTest {
                         new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
         BudgetLedgerIo.writeLocal(dir, b.record(runId, true, "gnmax", 0, 0));
         try (DatasetLedger ledger = DatasetLedger.open(cfg, null)) {
-            assertThatThrownBy(() -> ledger.prior(runId, true))
-                    .isInstanceOf(DatasetLedger.RunIdInUseException.class)
+            assertThatThrownBy(() -> DatasetLedgerTest.fresh(ledger, runId))
+                    .isInstanceOf(RunIdInUseException.class)
                     .hasMessageContaining(runId);
-            assertThat(ledger.prior(runId, false).runs())
-                    .as("a resume continues its own entry")
-                    .isZero();
-            assertThat(ledger.prior(runId.replace("-0000", "-0001"), true).runs()).isOne();
+            assertThat(ledger.prior(runId).runs()).as("a resume continues its own entry").isZero();
+            assertThat(
+                            DatasetLedgerTest.fresh(ledger, runId.replace("-0000", "-0001"))
+                                    .prior()
+                                    .runs())
+                    .isOne();
         }
     }
 }
