@@ -8,7 +8,6 @@ import org.hotpate.io.AvroWire;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.stream.JobConfig;
 import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.StepFactory;
 import org.hotpate.stream.TeacherWorker;
 import org.hotpate.stream.Topic;
 import org.hotpate.teachers.PlanetZEnsemble;
@@ -139,7 +138,7 @@ public enum BenchWorkload {
                 new TeacherWorker(
                         new TeacherWorker.Settings("", "", "", "bench", runId, 0, count), answers);
         GenerationStep step =
-                StepFactory.of(cfg, runId)
+                cfg.stepFactory(runId)
                         .step(7, 3, 0, new int[] {1, 2, 3}, System.currentTimeMillis());
         StepRandomness rnd = answers.stepRandomness(step.publicSeed(), step.vocabularySize());
         byte[][][] out = new byte[count][][];

@@ -3,16 +3,14 @@ package org.hotpate.stream;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
-import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.core.noise.NoiseSources;
-import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.PriorPlan;
 import org.hotpate.protocol.PublicModel;
-import org.hotpate.protocol.StepId;
 
 /**
  * Where the stream layer binds a job's configuration to core and the protocol: the aggregation
@@ -24,30 +22,12 @@ public final class CoreBindings {
     private CoreBindings() {}
 
     /**
-     * The secret-keyed noise of one step charged to ledger account {@code account} (the run id, or
-     * a resumed fork's {@code <runId>~r<k>}; core {@link KeyedNoiseSource}): within one account a
-     * step re-closed after a failure draws the same noise and so releases the same answer; two
-     * accounts (two branches resumed from one snapshot, which restore the same secret) draw
-     * independent noise at the same step keys (issue 30 item 1).
-     */
-    public static UniformSource stepNoise(byte[] secret, String account, StepId step) {
-        return KeyedNoiseSource.forStep(
-                secret, account, step.runId(), step.sequenceId(), step.step(), step.attempt());
-    }
-
-    /** The configured ensemble mechanism drawing its DP noise from {@code noise}. */
-    public static AggregationMechanism mechanism(
-            JobConfig.Mechanism m, int vocabularySize, int teachers, UniformSource noise) {
-        return m.entry().create(m.params(), vocabularySize, teachers, noise);
-    }
-
-    /**
      * The worst-case (data-independent) cost of one release of the run's mechanism: what every
      * budget filter admits on ({@link AggregationMechanism#worstCaseEvent()}; a per-teacher
      * scheme's step event).
      */
     public static PrivacyEvent worstCaseEvent(JobConfig cfg) {
-        JobConfig.Mechanism m = cfg.mechanism();
+        ConfiguredMechanism m = cfg.mechanism();
         if (m.kind() == MechanismRegistry.Kind.PER_TEACHER) {
             return m.entry().stepEvent(m.params());
         }

@@ -39,6 +39,7 @@ import org.hotpate.stream.ops.DecodeTeacherFeedback;
 import org.hotpate.stream.ops.JobMetrics;
 import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
+import org.hotpate.stream.ops.StepFactory;
 import org.hotpate.stream.ops.StepReducer;
 import org.hotpate.stream.ops.Tags;
 import org.hotpate.stream.ops.VoteAnswers;
@@ -306,7 +307,7 @@ public final class HotPateJob {
 
         /** Results keyed by sequence → the next steps; the first steps of the run start it. */
         private void loop(DataStream<StepResult> results, DataStream<GenerationStep> steps) {
-            StepFactory factory = StepFactory.of(cfg, runId);
+            StepFactory factory = cfg.stepFactory(runId);
             JobSections.Generation gen = cfg.generation();
             SingleOutputStreamOperator<GenerationStep> next =
                     results.keyBy(r -> SequenceId.keyOf(r.runId(), r.sequenceId()), Types.STRING)
@@ -321,7 +322,7 @@ public final class HotPateJob {
                                                     cfg.sequencePolicy(),
                                                     retention,
                                                     cfg.watchdogMs(),
-                                                    SequenceText.of(cfg),
+                                                    cfg.sequenceText(),
                                                     gen.stopToken(),
                                                     CoreBindings.publicModel(cfg.ensemble()),
                                                     // records runs: no finish times in public

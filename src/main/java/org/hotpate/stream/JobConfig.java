@@ -1,20 +1,20 @@
 package org.hotpate.stream;
 
-import static org.hotpate.core.util.Preconditions.checkArgument;
-
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AutoPlanner;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.protocol.EarlyStop;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.SequenceProgress;
+import org.hotpate.stream.ops.SequencePrompts;
+import org.hotpate.stream.ops.SequenceText;
+import org.hotpate.stream.ops.StepFactory;
 import org.hotpate.teachers.SimulatedTeachers;
 
 /**
@@ -84,12 +84,12 @@ public final class JobConfig implements Serializable {
      * The aggregation mechanism the run uses: the spec's, or for {@code mechanism.name: auto} the
      * one {@link #mechanismPlan()} chose, with its parameters.
      */
-    public Mechanism mechanism() {
+    public ConfiguredMechanism mechanism() {
         return mechanismPlan()
-                .map(p -> new Mechanism(p.mechanism(), p.params()))
+                .map(p -> new ConfiguredMechanism(p.mechanism(), p.params()))
                 .orElseGet(
                         () ->
-                                new Mechanism(
+                                new ConfiguredMechanism(
                                         get(JobOptions.MECHANISM_NAME),
                                         get(JobOptions.MECHANISM_PARAMS)));
     }
@@ -150,6 +150,27 @@ public final class JobConfig implements Serializable {
         return ensemble().fromRecords()
                 || (ensemble().source() == TeacherSource.EXTERNAL
                         && !get(RecordsOptions.TOKENIZER_FILE).isEmpty());
+    }
+
+    /** How the run's tokens become text and when text ends a sequence. */
+    public SequenceText sequenceText() {
+        return decodesText()
+                ? new SequenceText(records().tokenizer(), records().stop())
+                : SequenceText.NUMBERS;
+    }
+
+    /** The run's public prompts (NONE unless its tokens are text). */
+    public SequencePrompts prompts() {
+        if (!decodesText()) {
+            return SequencePrompts.NONE;
+        }
+        RecordsConfig r = records();
+        return SequencePrompts.of(r.tokenizer(), r.prompt(), r.promptsFile());
+    }
+
+    /** The steps run {@code runId} issues: its shape with each sequence's prompt. */
+    public StepFactory stepFactory(String runId) {
+        return new StepFactory(runShape(runId), prompts());
     }
 
     /**
@@ -238,7 +259,7 @@ public final class JobConfig implements Serializable {
         if (min == 0) {
             return EarlyStop.NONE;
         }
-        return new EarlyStop(min, SequenceText.of(this).stopTokens(generation().stopToken()));
+        return new EarlyStop(min, sequenceText().stopTokens(generation().stopToken()));
     }
 
     /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */
@@ -356,27 +377,6 @@ public final class JobConfig implements Serializable {
             return source() == TeacherSource.ALPHA_MIXTURE
                     ? Math.max(vocabularySize(), k() + teachers())
                     : vocabularySize();
-        }
-    }
-
-    /**
-     * The run's mechanism by its registry name ({@link MechanismRegistry}; never {@code auto}: that
-     * is resolved to the mechanism it chose) with its numeric parameters.
-     */
-    public record Mechanism(String name, Map<String, Double> params) implements Serializable {
-        public Mechanism {
-            checkArgument(name != null && !name.isBlank(), "mechanism.name must not be empty");
-            params = new TreeMap<>(params);
-        }
-
-        /** Its registry entry: kind, parameter table, factory. */
-        public MechanismRegistry.Entry entry() {
-            return MechanismRegistry.get(name);
-        }
-
-        /** An ensemble mechanism or a per-teacher scheme. */
-        public MechanismRegistry.Kind kind() {
-            return entry().kind();
         }
     }
 

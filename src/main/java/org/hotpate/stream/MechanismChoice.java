@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AutoPlanner;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PrivacyBudget;
@@ -53,7 +54,7 @@ final class MechanismChoice {
 
     /** The per-teacher plan of a per-teacher scheme; null for an ensemble mechanism. */
     static IndividualPlan individualPlan(JobConfig cfg) {
-        JobConfig.Mechanism m = cfg.mechanism();
+        ConfiguredMechanism m = cfg.mechanism();
         if (m.kind() != MechanismRegistry.Kind.PER_TEACHER) {
             return null;
         }
@@ -77,7 +78,7 @@ final class MechanismChoice {
                 throw new IllegalArgumentException("mechanism.params: " + e.getMessage(), e);
             }
         }
-        JobConfig.Mechanism m = cfg.mechanism();
+        ConfiguredMechanism m = cfg.mechanism();
         checkNonPrivate(m, cfg.budget());
         checkIndividualAccounting(cfg.ensemble(), m, cfg.budget());
         if (m.kind() == MechanismRegistry.Kind.ENSEMBLE) {
@@ -111,7 +112,7 @@ final class MechanismChoice {
      * TARGMAX/TWS are not differentially private: they run only with {@code budget.epsilon: .inf},
      * so no finite ε is ever printed for them (DESIGN.md: every ε hotpate prints is delivered).
      */
-    private static void checkNonPrivate(JobConfig.Mechanism mechanism, JobSections.Budget budget) {
+    private static void checkNonPrivate(ConfiguredMechanism mechanism, JobSections.Budget budget) {
         boolean dp = mechanism.entry().differentiallyPrivate();
         checkArgument(
                 dp || Double.isInfinite(budget.datasetEpsilon()),
@@ -137,7 +138,7 @@ final class MechanismChoice {
      * needs one of them; the plan (K or τ) must admit a charge.
      */
     private static void checkIndividualAccounting(
-            JobConfig.Ensemble ensemble, JobConfig.Mechanism mechanism, JobSections.Budget budget) {
+            JobConfig.Ensemble ensemble, ConfiguredMechanism mechanism, JobSections.Budget budget) {
         if (mechanism.kind() != MechanismRegistry.Kind.PER_TEACHER) {
             checkArgument(
                     budget.perTeacherEpsilon() == 0,

@@ -23,7 +23,7 @@ public final class RecordsSpec {
         requireFile("generation.prompts-file", r.promptsFile());
         if (!r.promptsFile().isEmpty()) {
             try {
-                SequencePrompts.of(c); // reports a bad line now, naming the file
+                c.prompts(); // reports a bad line now, naming the file
             } catch (IllegalArgumentException e) {
                 throw new JobSpec.SpecException(e.getMessage());
             }

@@ -102,6 +102,27 @@ class CoreArchitectureTest {
                 .check(CLASSES);
     }
 
+    /**
+     * Issue 33: an operator is an adapter over protocol and core; it gets what it needs as values
+     * (its Settings), never reads the configuration or calls the driver. So {@code stream.ops}
+     * imports nothing of {@code stream} outside itself ({@code JobConfig}, {@code CoreBindings},
+     * {@code RunSession}, …), nor {@code cli}.
+     */
+    @Test
+    void operatorsDoNotDependOnConfigOrDriverCode() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.stream.ops..")
+                .should()
+                .dependOnClassesThat(
+                        com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage(
+                                        "org.hotpate.stream")
+                                .or(
+                                        com.tngtech.archunit.core.domain.JavaClass.Predicates
+                                                .resideInAPackage("org.hotpate.cli..")))
+                .check(CLASSES);
+    }
+
     @Test
     void ioAndModelDoNotDependOnStreamOrCli() {
         noClasses()

@@ -17,9 +17,6 @@ import org.hotpate.protocol.SequenceId;
 import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.protocol.SequenceSchedule;
 import org.hotpate.protocol.StepId;
-import org.hotpate.stream.SequencePrompts;
-import org.hotpate.stream.SequenceText;
-import org.hotpate.stream.StepFactory;
 
 /**
  * The sequence loop (DESIGN.md topology step 4), keyed by run/sequence: an adapter over the

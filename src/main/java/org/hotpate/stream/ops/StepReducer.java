@@ -9,6 +9,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.io.PrivacyEventJson;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Rejected;
@@ -20,10 +21,9 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.LedgerEntries;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.StepId;
+import org.hotpate.protocol.StepNoise;
 import org.hotpate.protocol.StepRelease;
 import org.hotpate.protocol.StepTally;
-import org.hotpate.stream.CoreBindings;
-import org.hotpate.stream.JobConfig;
 
 /**
  * The step reducer (DESIGN.md topology step 3), keyed by step: an adapter over the protocol's
@@ -36,11 +36,11 @@ import org.hotpate.stream.JobConfig;
  * the run's accountant as a {@link ReleaseCandidate}.
  *
  * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
- * by the step under the run's ledger account ({@link CoreBindings#stepNoise}; the secret: {@link
- * NoiseSecret}), so a step closed again after a failure and a restore — with the same votes —
- * releases the same answer, never a second one; a resumed fork ({@code <runId>~r<k>}: the same
- * secret and step keys, another account) draws fresh noise, so two branches from one savepoint
- * release independently (issue 30 item 1).
+ * by the step under the run's ledger account ({@link StepNoise}; the secret: {@link NoiseSecret}),
+ * so a step closed again after a failure and a restore — with the same votes — releases the same
+ * answer, never a second one; a resumed fork ({@code <runId>~r<k>}: the same secret and step keys,
+ * another account) draws fresh noise, so two branches from one savepoint release independently
+ * (issue 30 item 1).
  *
  * <p>Scheme A: a vote in no release (its step abandoned, or the vote late) resolves its teacher's
  * pending involvement uncharged ({@link Tags#TEACHER_FEEDBACK}); a vote counted in a release is
@@ -68,7 +68,7 @@ public final class StepReducer
             int teachers,
             int minTeachers,
             long retentionMs,
-            JobConfig.Mechanism mechanism,
+            ConfiguredMechanism mechanism,
             AccountingMode mode,
             byte[] noiseSecret,
             String noiseAccount)
@@ -80,7 +80,7 @@ public final class StepReducer
                 int teachers,
                 int minTeachers,
                 long retentionMs,
-                JobConfig.Mechanism mechanism,
+                ConfiguredMechanism mechanism,
                 AccountingMode mode,
                 byte[] noiseSecret) {
             this(
@@ -242,15 +242,12 @@ public final class StepReducer
 
     private org.hotpate.core.mechanism.AggregationMechanism mechanism(
             org.hotpate.core.noise.UniformSource noise) {
-        return CoreBindings.mechanism(
-                settings.mechanism(),
-                settings.shape().vocabularySize(),
-                settings.teachers(),
-                noise);
+        return settings.mechanism()
+                .create(settings.shape().vocabularySize(), settings.teachers(), noise);
     }
 
     private org.hotpate.core.noise.UniformSource noise(StepId id) {
-        return CoreBindings.stepNoise(secret, settings.account(id), id);
+        return StepNoise.of(secret, settings.account(id), id);
     }
 
     /**

@@ -12,8 +12,6 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.protocol.RunShape;
-import org.hotpate.stream.SequencePrompts;
-import org.hotpate.stream.StepFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

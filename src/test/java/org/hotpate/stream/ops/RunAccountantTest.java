@@ -14,6 +14,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.privacy.PrivacyEvent;
@@ -35,9 +36,7 @@ import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.StepId;
-import org.hotpate.stream.CoreBindings;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -240,7 +239,7 @@ class RunAccountantTest {
      */
     @Test
     void aLateVoteAfterTheReducersRetentionIsNeverReleasedTwice() throws Exception {
-        JobConfig.Mechanism gnmax = new JobConfig.Mechanism("gnmax", Map.of("sigma", 30.0));
+        ConfiguredMechanism gnmax = new ConfiguredMechanism("gnmax", Map.of("sigma", 30.0));
         var reducer =
                 ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
                         new StepReducer(
@@ -269,11 +268,7 @@ class RunAccountantTest {
             List<ReleaseCandidate> candidates = reducer.extractOutputValues();
             assertThat(candidates).hasSize(2);
             open(
-                    CoreBindings.mechanism(
-                                    gnmax,
-                                    Fixtures.VOCAB,
-                                    2,
-                                    org.hotpate.core.noise.NoiseSources.secure())
+                    gnmax.create(Fixtures.VOCAB, 2, org.hotpate.core.noise.NoiseSources.secure())
                             .worstCaseEvent());
             for (ReleaseCandidate c : candidates) {
                 h.processElement(c, 0);

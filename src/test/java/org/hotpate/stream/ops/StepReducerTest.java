@@ -15,6 +15,7 @@ import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.noise.KeyedNoiseSource;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerEntry;
@@ -27,7 +28,6 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.StepId;
 import org.hotpate.stream.Fixtures;
-import org.hotpate.stream.JobConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,19 +38,19 @@ import org.junit.jupiter.api.Test;
 class StepReducerTest {
     private static final long DEADLINE = 1000;
     private static final long RETENTION = 5000;
-    private static final JobConfig.Mechanism TARGMAX =
-            new JobConfig.Mechanism("targmax", Map.of("threshold", 1.0));
+    private static final ConfiguredMechanism TARGMAX =
+            new ConfiguredMechanism("targmax", Map.of("threshold", 1.0));
     private KeyedTwoInputStreamOperatorTestHarness<
                     String, VoteBatch, GenerationStep, ReleaseCandidate>
             h;
 
     private static StepReducer reducer(
-            JobConfig.Mechanism m, int teachers, int minTeachers, byte[] secret) {
+            ConfiguredMechanism m, int teachers, int minTeachers, byte[] secret) {
         return reducer(m, teachers, minTeachers, secret, null);
     }
 
     private static StepReducer reducer(
-            JobConfig.Mechanism m, int teachers, int minTeachers, byte[] secret, String account) {
+            ConfiguredMechanism m, int teachers, int minTeachers, byte[] secret, String account) {
         return new StepReducer(
                 new StepReducer.Settings(
                         "dist",
@@ -289,7 +289,7 @@ class StepReducerTest {
     @Test
     void aStepReclosedAfterARestoreReleasesTheSameAnswer() throws Exception {
         for (double sigma : new double[] {1, 5, 30}) {
-            JobConfig.Mechanism gnmax = new JobConfig.Mechanism("gnmax", Map.of("sigma", sigma));
+            ConfiguredMechanism gnmax = new ConfiguredMechanism("gnmax", Map.of("sigma", sigma));
             byte[] secret = KeyedNoiseSource.newSecret();
             List<Integer> first = new ArrayList<>();
             List<Integer> replayed = new ArrayList<>();
@@ -352,7 +352,7 @@ class StepReducerTest {
      */
     @Test
     void twoForksRestoredFromOneSnapshot_drawIndependentNoise() throws Exception {
-        JobConfig.Mechanism gnmax = new JobConfig.Mechanism("gnmax", Map.of("sigma", 30.0));
+        ConfiguredMechanism gnmax = new ConfiguredMechanism("gnmax", Map.of("sigma", 30.0));
         byte[] secret = KeyedNoiseSource.newSecret();
         List<Integer> fork1 = new ArrayList<>();
         List<Integer> fork2 = new ArrayList<>();
@@ -379,7 +379,7 @@ class StepReducerTest {
     }
 
     private int closeRestored(
-            OperatorSubtaskState snap, JobConfig.Mechanism m, String account, int s)
+            OperatorSubtaskState snap, ConfiguredMechanism m, String account, int s)
             throws Exception {
         // Each resume's job graph carries a fresh secret; the restored state's secret wins.
         h = restored(reducer(m, 3, 1, KeyedNoiseSource.newSecret(), account), snap);
@@ -391,8 +391,8 @@ class StepReducerTest {
 
     /** Scheme A on 3 teachers, ν = 1 (every coin is 1), τ = 5; run seed 42 as in Fixtures. */
     private void openSchemeA(int minTeachers) throws Exception {
-        JobConfig.Mechanism m =
-                new JobConfig.Mechanism(
+        ConfiguredMechanism m =
+                new ConfiguredMechanism(
                         "scheme-a",
                         Map.of("epsilon", 0.1, "lower", 10.0, "upper", 30.0, "sample-rate", 1.0));
         IndividualScheme acc =

@@ -1,4 +1,4 @@
-package org.hotpate.stream;
+package org.hotpate.stream.ops;
 
 /** Renders token ids as text: 100..999 are Planet-Z numbers (digits), others {@code <tokN>}. */
 public final class TokenText {

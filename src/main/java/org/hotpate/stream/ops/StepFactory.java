@@ -1,4 +1,4 @@
-package org.hotpate.stream;
+package org.hotpate.stream.ops;
 
 import java.io.Serializable;
 import org.hotpate.model.GenerationStep;
@@ -9,10 +9,6 @@ import org.hotpate.protocol.RunShape;
  * {@link RunShape#issue}) with each sequence's public prompt and label ({@link SequencePrompts}).
  */
 public record StepFactory(RunShape shape, SequencePrompts prompts) implements Serializable {
-
-    public static StepFactory of(JobConfig cfg, String runId) {
-        return new StepFactory(cfg.runShape(runId), SequencePrompts.of(cfg));
-    }
 
     public String runId() {
         return shape.runId();

@@ -1,4 +1,4 @@
-package org.hotpate.stream;
+package org.hotpate.stream.ops;
 
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
@@ -15,12 +15,6 @@ import org.hotpate.teachers.text.Tokenizer;
 public record SequenceText(String tokenizer, List<String> stop) implements Serializable {
     /** Simulated runs. */
     public static final SequenceText NUMBERS = new SequenceText("", List.of());
-
-    public static SequenceText of(JobConfig cfg) {
-        return cfg.decodesText()
-                ? new SequenceText(cfg.records().tokenizer(), cfg.records().stop())
-                : NUMBERS;
-    }
 
     public boolean decoded() {
         return !tokenizer.isEmpty();

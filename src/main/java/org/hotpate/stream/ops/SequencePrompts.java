@@ -1,4 +1,4 @@
-package org.hotpate.stream;
+package org.hotpate.stream.ops;
 
 import static org.hotpate.core.util.Preconditions.checkArgument;
 
@@ -34,17 +34,16 @@ public record SequencePrompts(List<Prompt> prompts) implements Serializable {
         return prompts.get((int) Math.floorMod(sequenceId, (long) prompts.size()));
     }
 
-    /** The prompts a config implies (NONE unless the run is a records run). */
-    public static SequencePrompts of(JobConfig cfg) {
-        if (!cfg.decodesText()) {
-            return NONE;
+    /**
+     * The prompts of a run: {@code prompt} for every sequence ({@code promptsFile} empty), or the
+     * lines of {@code promptsFile}, tokenized with {@code tokenizer}.
+     */
+    public static SequencePrompts of(String tokenizer, String prompt, String promptsFile) {
+        Tokenizer t = Tokenizer.named(tokenizer);
+        if (promptsFile.isEmpty()) {
+            return new SequencePrompts(List.of(new Prompt(prompt, t.encode(prompt), "")));
         }
-        RecordsConfig r = cfg.records();
-        Tokenizer t = Tokenizer.named(r.tokenizer());
-        if (r.promptsFile().isEmpty()) {
-            return new SequencePrompts(List.of(new Prompt(r.prompt(), t.encode(r.prompt()), "")));
-        }
-        return new SequencePrompts(readFile(Path.of(r.promptsFile()), t));
+        return new SequencePrompts(readFile(Path.of(promptsFile), t));
     }
 
     static List<Prompt> readFile(Path file, Tokenizer t) {
