@@ -20,7 +20,7 @@ public final class OperatorValues {
     private OperatorValues() {}
 
     /** How the run's tokens become text and when text ends a sequence. */
-    public static SequenceText sequenceText(JobConfig cfg) {
+    static SequenceText sequenceText(JobConfig cfg) {
         return cfg.decodesText()
                 ? new SequenceText(cfg.records().tokenizer(), cfg.records().stop())
                 : SequenceText.NUMBERS;
@@ -62,7 +62,7 @@ public final class OperatorValues {
      * {@code generation.min-tokens} and the run's public stop tokens: the configured stop token,
      * and in records runs end-of-text and every token whose text holds a stop string.
      */
-    public static EarlyStop earlyStop(JobConfig cfg) {
+    static EarlyStop earlyStop(JobConfig cfg) {
         int min = cfg.get(JobOptions.GENERATION_MIN_TOKENS);
         if (min == 0) {
             return EarlyStop.NONE;

@@ -257,7 +257,7 @@ public final class DatasetLedger implements AutoCloseable {
         public static final TeacherPriors NONE = new TeacherPriors(Map.of(), Map.of());
 
         /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
-        public RunContext context(DatasetPrior prior) {
+        RunContext context(DatasetPrior prior) {
             return context(prior, null, null);
         }
 
@@ -268,7 +268,7 @@ public final class DatasetLedger implements AutoCloseable {
          * {@code <runId>~r<k>} otherwise, DatasetAdmission#decide). Here rather than on {@link
          * RunContext}: the job graph's context knows nothing of the driver's ledger.
          */
-        public RunContext context(DatasetPrior prior, TeacherIds ids, String ledgerAccount) {
+        RunContext context(DatasetPrior prior, TeacherIds ids, String ledgerAccount) {
             return new RunContext(
                     org.hotpate.core.noise.KeyedNoiseSource.newSecret(),
                     prior,
