@@ -6,10 +6,11 @@ import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Samplers;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.GenerationStep;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.TeacherWorker;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.OperatorValues;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.TeacherWorker;
 import org.hotpate.teachers.PlanetZEnsemble;
 import org.hotpate.teachers.SimulatedTeachers;
 import org.hotpate.teachers.TeacherAnswers;
@@ -138,7 +139,7 @@ public enum BenchWorkload {
                 new TeacherWorker(
                         new TeacherWorker.Settings("", "", "", "bench", runId, 0, count), answers);
         GenerationStep step =
-                cfg.stepFactory(runId)
+                OperatorValues.stepFactory(cfg, runId)
                         .step(7, 3, 0, new int[] {1, 2, 3}, System.currentTimeMillis());
         StepRandomness rnd = answers.stepRandomness(step.publicSeed(), step.vocabularySize());
         byte[][][] out = new byte[count][][];

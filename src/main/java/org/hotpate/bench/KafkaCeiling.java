@@ -21,7 +21,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.hotpate.io.KafkaIo;
-import org.hotpate.stream.TeacherWorker;
+import org.hotpate.stream.driver.TeacherWorker;
 
 /**
  * The raw Kafka ceiling of a payload: the records the teacher worker sends (the same bytes and

@@ -18,10 +18,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.RunSession;
-import org.hotpate.stream.TeacherWorker;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.RunSession;
+import org.hotpate.stream.driver.TeacherWorker;
 
 /**
  * One steady-state run of the whole pipeline, driven only through public interfaces: a job spec

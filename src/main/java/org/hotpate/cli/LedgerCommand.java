@@ -19,13 +19,13 @@ import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
-import org.hotpate.stream.DatasetHolds;
-import org.hotpate.stream.DatasetLedger;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobOptions;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.KafkaClients;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.DatasetHolds;
+import org.hotpate.stream.driver.DatasetLedger;
+import org.hotpate.stream.driver.KafkaClients;
 
 /**
  * {@code ./hotpate ledger show}: the durable per-dataset budget ledger — per dataset, every run

@@ -17,13 +17,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.hotpate.cluster.ClusterHealth;
 import org.hotpate.cluster.ClusterInfo;
 import org.hotpate.cluster.ClusterLib;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobOptions;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.RecordsSpec;
-import org.hotpate.stream.RunMetadata;
-import org.hotpate.stream.RunRefusedException;
-import org.hotpate.stream.RunSession;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RecordsSpec;
+import org.hotpate.stream.driver.RunMetadata;
+import org.hotpate.stream.driver.RunRefusedException;
+import org.hotpate.stream.driver.RunSession;
 
 /**
  * {@code ./hotpate run SPEC}: validates the job spec, starts Kafka and Flink as the spec says

@@ -5,12 +5,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobOptions;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.KafkaClients;
-import org.hotpate.stream.TeacherWorker;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.KafkaClients;
+import org.hotpate.stream.driver.TeacherWorker;
 
 /**
  * {@code ./hotpate teachers SPEC}: runs the built-in teacher worker as its own process against the

@@ -32,6 +32,10 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.RunShape;
 import org.hotpate.protocol.SequenceId;
 import org.hotpate.protocol.StepId;
+import org.hotpate.stream.config.CoreBindings;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSections;
+import org.hotpate.stream.config.Topic;
 import org.hotpate.stream.ops.BoundPrometheusReporterFactory;
 import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
@@ -128,7 +132,7 @@ public final class HotPateJob {
             this.io = io;
             this.voteTap = voteTap;
             this.topics = cfg.kafka().topics();
-            this.shape = cfg.runShape(runId);
+            this.shape = OperatorValues.runShape(cfg, runId);
             this.mode = CoreBindings.accountingMode(cfg);
             this.retention = retentionMs(cfg);
             this.outputs =
@@ -307,7 +311,7 @@ public final class HotPateJob {
 
         /** Results keyed by sequence → the next steps; the first steps of the run start it. */
         private void loop(DataStream<StepResult> results, DataStream<GenerationStep> steps) {
-            StepFactory factory = cfg.stepFactory(runId);
+            StepFactory factory = OperatorValues.stepFactory(cfg, runId);
             JobSections.Generation gen = cfg.generation();
             SingleOutputStreamOperator<GenerationStep> next =
                     results.keyBy(r -> SequenceId.keyOf(r.runId(), r.sequenceId()), Types.STRING)
@@ -322,7 +326,7 @@ public final class HotPateJob {
                                                     cfg.sequencePolicy(),
                                                     retention,
                                                     cfg.watchdogMs(),
-                                                    cfg.sequenceText(),
+                                                    OperatorValues.sequenceText(cfg),
                                                     gen.stopToken(),
                                                     CoreBindings.publicModel(cfg.ensemble()),
                                                     // records runs: no finish times in public

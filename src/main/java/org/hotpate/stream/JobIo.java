@@ -7,6 +7,8 @@ import org.apache.flink.api.connector.source.Source;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.RawRecord;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.Topic;
 import org.hotpate.teachers.records.UserDirectory;
 
 /**

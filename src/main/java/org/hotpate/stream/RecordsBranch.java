@@ -12,6 +12,8 @@ import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.RecordsConfig;
 import org.hotpate.stream.ops.DecodeRecords;
 import org.hotpate.stream.ops.HttpTeacherFunction;
 import org.hotpate.stream.ops.HttpTeacherOperator;

@@ -45,37 +45,6 @@ public record RunContext(
                 null);
     }
 
-    /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
-    public static RunContext of(DatasetPrior prior, DatasetLedger.TeacherPriors teachers) {
-        return of(prior, teachers, null, null);
-    }
-
-    /**
-     * Also the durable ids of the run's teachers ({@code ids}: a records run's pseudonyms; null:
-     * the ids themselves); {@code teachers} keyed by the run's teacher ids; and the durable ledger
-     * account the run charges ({@code ledgerAccount}, null: the run id; a resumed fork's {@code
-     * <runId>~r<k>} otherwise, DatasetAdmission#decide).
-     */
-    public static RunContext of(
-            DatasetPrior prior,
-            DatasetLedger.TeacherPriors teachers,
-            org.hotpate.protocol.TeacherIds ids,
-            String ledgerAccount) {
-        return new RunContext(
-                KeyedNoiseSource.newSecret(),
-                prior,
-                teachers.charges(),
-                teachers.versions(),
-                ids,
-                ledgerAccount);
-    }
-
-    /** The golden-run test's seam ({@link RunSession.FixedNoise}): this context, another secret. */
-    RunContext withNoiseSecret(byte[] secret) {
-        return new RunContext(
-                secret, prior, teacherCharges, teacherVersions, teacherIds, ledgerAccount);
-    }
-
     @Override
     public String toString() {
         return "RunContext[dataset=" + prior.dataset() + ", earlierRuns=" + prior.runs() + "]";

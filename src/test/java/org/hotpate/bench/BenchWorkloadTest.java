@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.hotpate.io.AvroWire;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.PayloadKind;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.Topic;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark's payloads: real encoded teacher answers of the sizes the issue names. */

@@ -121,7 +121,7 @@ class RunCommandTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 System.err);
         String help = out.toString(StandardCharsets.UTF_8);
-        for (String k : org.hotpate.stream.JobSpec.paths()) {
+        for (String k : org.hotpate.stream.config.JobSpec.paths()) {
             assertThat(help).contains(k);
         }
     }
@@ -170,34 +170,39 @@ class RunCommandTest {
                         new org.hotpate.cluster.ClusterInfo.Member("kafka", 2, 0),
                         java.util.Map.of("rest", 18081, "kafka", 19092),
                         2);
-        org.hotpate.stream.JobConfig plain = org.hotpate.stream.JobSpec.parse("name: x\n", "x");
-        assertThat(plain.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.LOCAL);
-        org.hotpate.stream.JobConfig onCluster =
+        org.hotpate.stream.config.JobConfig plain =
+                org.hotpate.stream.config.JobSpec.parse("name: x\n", "x");
+        assertThat(plain.ledgerMode())
+                .isEqualTo(org.hotpate.stream.config.JobConfig.LedgerMode.LOCAL);
+        org.hotpate.stream.config.JobConfig onCluster =
                 RunCommand.onCluster(plain, info, dir.resolve("c.jar"), dir);
         assertThat(onCluster.kafka().embedded()).isFalse();
-        assertThat(onCluster.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.LOCAL);
+        assertThat(onCluster.ledgerMode())
+                .isEqualTo(org.hotpate.stream.config.JobConfig.LedgerMode.LOCAL);
         assertThat(onCluster.ledgerDir()).isEqualTo(plain.ledgerDir());
-        org.hotpate.stream.JobConfig named =
+        org.hotpate.stream.config.JobConfig named =
                 RunCommand.onCluster(
-                        org.hotpate.stream.JobSpec.parse(
+                        org.hotpate.stream.config.JobSpec.parse(
                                 "name: x\nbudget: {ledger: kafka}\nkafka: {mode: external,"
                                         + " bootstrap: 'k:1'}\n",
                                 "x"),
                         info,
                         dir.resolve("c.jar"),
                         dir);
-        assertThat(named.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+        assertThat(named.ledgerMode())
+                .isEqualTo(org.hotpate.stream.config.JobConfig.LedgerMode.KAFKA);
         // Issue 30 item 3: a spec that names an external Kafka reaches the same ledger with or
         // without --cluster — its Kafka topic on its own broker (4a555fd switched it to the local
         // directory and to the cluster's broker).
-        org.hotpate.stream.JobConfig external =
-                org.hotpate.stream.JobSpec.parse(
+        org.hotpate.stream.config.JobConfig external =
+                org.hotpate.stream.config.JobSpec.parse(
                         "name: x\nkafka: {mode: external, bootstrap: 'k:1'}\n", "x");
-        assertThat(external.ledgerMode()).isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
-        org.hotpate.stream.JobConfig externalOnCluster =
+        assertThat(external.ledgerMode())
+                .isEqualTo(org.hotpate.stream.config.JobConfig.LedgerMode.KAFKA);
+        org.hotpate.stream.config.JobConfig externalOnCluster =
                 RunCommand.onCluster(external, info, dir.resolve("c.jar"), dir);
         assertThat(externalOnCluster.ledgerMode())
-                .isEqualTo(org.hotpate.stream.JobConfig.LedgerMode.KAFKA);
+                .isEqualTo(org.hotpate.stream.config.JobConfig.LedgerMode.KAFKA);
         assertThat(externalOnCluster.kafka().bootstrap()).isEqualTo("k:1");
     }
 }

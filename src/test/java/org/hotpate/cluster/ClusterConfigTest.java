@@ -30,8 +30,8 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.hotpate.stream.HotPateJob;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

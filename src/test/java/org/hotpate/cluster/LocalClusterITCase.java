@@ -30,11 +30,11 @@ import org.hotpate.cli.Main;
 import org.hotpate.cli.RunCommand;
 import org.hotpate.core.generation.FinishReason;
 import org.hotpate.model.LedgerKind;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobOptions;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.RunSession;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -370,9 +370,9 @@ class LocalClusterITCase {
         Set<String> lose = Set.of("4/0/0", "0/1/0");
         StepRelay relay = new StepRelay(topic("dropped", "steps"), relayed, lose);
         JobConfig.Topics t = cfg.kafka().topics();
-        org.hotpate.stream.TeacherWorker worker =
-                new org.hotpate.stream.TeacherWorker(
-                        new org.hotpate.stream.TeacherWorker.Settings(
+        org.hotpate.stream.driver.TeacherWorker worker =
+                new org.hotpate.stream.driver.TeacherWorker(
+                        new org.hotpate.stream.driver.TeacherWorker.Settings(
                                 info.bootstrap(),
                                 relayed,
                                 t.name(Topic.DISTRIBUTIONS),
@@ -380,7 +380,8 @@ class LocalClusterITCase {
                                 null,
                                 0,
                                 cfg.ensemble().teachers()),
-                        org.hotpate.stream.TeacherWorker.answers(cfg, planetZ(cfg.ensemble())));
+                        org.hotpate.stream.driver.TeacherWorker.answers(
+                                cfg, planetZ(cfg.ensemble())));
         Thread relayThread = new Thread(relay, "step-relay");
         Thread workerThread = new Thread(worker, "teacher-worker");
         relayThread.start();
@@ -715,7 +716,8 @@ class LocalClusterITCase {
             c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             c.put(ConsumerConfig.GROUP_ID_CONFIG, "relay-" + System.nanoTime());
-            Properties p = org.hotpate.stream.TeacherWorker.producerProperties(info.bootstrap());
+            Properties p =
+                    org.hotpate.stream.driver.TeacherWorker.producerProperties(info.bootstrap());
             try (KafkaConsumer<byte[], byte[]> cons =
                             new KafkaConsumer<>(
                                     c, new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -1,5 +1,6 @@
 package org.hotpate.core;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -105,8 +106,10 @@ class CoreArchitectureTest {
     /**
      * Issue 33: an operator is an adapter over protocol and core; it gets what it needs as values
      * (its Settings), never reads the configuration or calls the driver. So {@code stream.ops}
-     * imports nothing of {@code stream} outside itself ({@code JobConfig}, {@code CoreBindings},
-     * {@code RunSession}, …), nor {@code cli}.
+     * imports nothing of {@code stream} outside itself: not the topology ({@code
+     * org.hotpate.stream} itself: {@code HotPateJob}, …), not {@code stream.config} ({@code
+     * JobConfig}, {@code CoreBindings}, …), not {@code stream.driver} ({@code RunSession}, …), nor
+     * {@code cli}.
      */
     @Test
     void operatorsDoNotDependOnConfigOrDriverCode() {
@@ -115,11 +118,47 @@ class CoreArchitectureTest {
                 .resideInAPackage("org.hotpate.stream.ops..")
                 .should()
                 .dependOnClassesThat(
-                        com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage(
-                                        "org.hotpate.stream")
-                                .or(
-                                        com.tngtech.archunit.core.domain.JavaClass.Predicates
-                                                .resideInAPackage("org.hotpate.cli..")))
+                        resideInAPackage("org.hotpate.stream")
+                                .or(resideInAPackage("org.hotpate.stream.config.."))
+                                .or(resideInAPackage("org.hotpate.stream.driver.."))
+                                .or(resideInAPackage("org.hotpate.cli..")))
+                .check(CLASSES);
+    }
+
+    /**
+     * Issue 33: the job spec and its configuration ({@code stream.config}) sit below the rest of
+     * {@code stream}: they import no driver class ({@code stream.driver}), no topology class
+     * ({@code org.hotpate.stream} itself) and no operator ({@code stream.ops}); the topology and
+     * the driver read the configuration, never the other way round.
+     */
+    @Test
+    void configDependsOnNoTopologyDriverOrOperator() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.stream.config..")
+                .should()
+                .dependOnClassesThat(
+                        resideInAPackage("org.hotpate.stream")
+                                .or(resideInAPackage("org.hotpate.stream.driver.."))
+                                .or(resideInAPackage("org.hotpate.stream.ops.."))
+                                .or(resideInAPackage("org.hotpate.cli..")))
+                .check(CLASSES);
+    }
+
+    /**
+     * Issue 33: the topology ({@code org.hotpate.stream} itself) reads the configuration and builds
+     * the operators; what runs on the driver ({@code stream.driver}) builds on it, never the other
+     * way round.
+     */
+    @Test
+    void topologyDependsOnNoDriver() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.stream")
+                .should()
+                .dependOnClassesThat(
+                        resideInAPackage("org.hotpate.stream.driver..")
+                                .or(resideInAPackage("org.hotpate.cli..")))
                 .check(CLASSES);
     }
 

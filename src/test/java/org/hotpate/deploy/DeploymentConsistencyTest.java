@@ -32,9 +32,9 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.hotpate.cli.Main;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 

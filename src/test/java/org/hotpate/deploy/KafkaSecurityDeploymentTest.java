@@ -17,10 +17,10 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.acl.AclBinding;
 import org.hotpate.io.KafkaAcls;
-import org.hotpate.stream.JobConfig;
-import org.hotpate.stream.JobSpec;
-import org.hotpate.stream.KafkaClients;
-import org.hotpate.stream.Topic;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.KafkaClients;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -27,6 +27,11 @@ import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.Rejected;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+import org.hotpate.stream.driver.RunSession;
+import org.hotpate.stream.driver.TeacherWorker;
 import org.junit.jupiter.api.Test;
 
 /**

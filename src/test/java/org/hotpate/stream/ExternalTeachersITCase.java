@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.Test;
 
 /**

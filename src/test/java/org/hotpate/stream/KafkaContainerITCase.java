@@ -3,6 +3,8 @@ package org.hotpate.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;

@@ -19,6 +19,10 @@ import org.hotpate.model.KafkaOut;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RunRefusedException;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,7 +110,7 @@ class OneLedgerPerDatasetITCase {
         KafkaIo.createTopics(
                 client, List.of("one.budget-ledger"), 2, Map.of("one.budget-ledger", Map.of()));
         KafkaOut out =
-                org.hotpate.stream.Topic.BUDGET_LEDGER.out(
+                org.hotpate.stream.config.Topic.BUDGET_LEDGER.out(
                         "one.budget-ledger", entry("KAFKAFIRST", "earlier-run"));
         Properties p = new Properties();
         p.putAll(client);

@@ -9,6 +9,8 @@ import java.util.function.UnaryOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

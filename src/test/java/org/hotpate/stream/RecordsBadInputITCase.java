@@ -24,6 +24,9 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.Vote;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -12,6 +12,9 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.driver.RunSession;
 import org.junit.jupiter.api.Test;
 
 /**

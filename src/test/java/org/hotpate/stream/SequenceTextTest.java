@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RecordsSpec;
 import org.hotpate.stream.ops.SequenceText;
 import org.hotpate.teachers.text.Tokenizer;
 import org.junit.jupiter.api.Test;

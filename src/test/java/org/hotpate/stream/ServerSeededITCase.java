@@ -22,6 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.StepResult;
 import org.hotpate.protocol.RunShape;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RunSession;
 import org.hotpate.teachers.text.Gpt2TokenizerJson;
 import org.hotpate.teachers.text.Tokenizer;
 import org.junit.jupiter.api.AfterAll;
@@ -125,7 +128,7 @@ class ServerSeededITCase {
                 assertThat(requests)
                         .as("batched: fewer requests than prompts")
                         .hasSizeLessThan(promptsPerSeed.values().stream().mapToInt(i -> i).sum());
-                RunShape shape = run.config().runShape(run.runId());
+                RunShape shape = OperatorValues.runShape(run.config(), run.runId());
                 List<StepResult> results = run.results();
                 assertThat(results).isNotEmpty();
                 Map<Long, StepResult> bySeed = new HashMap<>();

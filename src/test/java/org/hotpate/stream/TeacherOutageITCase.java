@@ -9,6 +9,11 @@ import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.driver.RunSession;
+import org.hotpate.stream.driver.TeacherWorker;
 import org.junit.jupiter.api.Test;
 
 /**

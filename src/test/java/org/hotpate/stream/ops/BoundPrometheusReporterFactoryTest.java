@@ -20,7 +20,7 @@ import java.util.ServiceLoader;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 import org.hotpate.stream.HotPateJob;
-import org.hotpate.stream.JobSpec;
+import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
 
 class BoundPrometheusReporterFactoryTest {

@@ -1,0 +1,95 @@
+package org.hotpate.stream.config;
+
+import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.accounting.SchemeBStep;
+import org.hotpate.core.mechanism.AggregationMechanism;
+import org.hotpate.core.mechanism.ConfiguredMechanism;
+import org.hotpate.core.mechanism.MechanismRegistry;
+import org.hotpate.core.noise.NoiseSources;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.PriorPlan;
+import org.hotpate.protocol.PublicModel;
+
+/**
+ * Where the stream layer binds a job's configuration to core and the protocol: the aggregation
+ * mechanism by name and its secret-keyed noise, the run's accounting mode, its worst-case event and
+ * its public model. Operators receive these objects; they never construct core objects from names
+ * themselves.
+ */
+public final class CoreBindings {
+    private CoreBindings() {}
+
+    /**
+     * The worst-case (data-independent) cost of one release of the run's mechanism: what every
+     * budget filter admits on ({@link AggregationMechanism#worstCaseEvent()}; a per-teacher
+     * scheme's step event).
+     */
+    public static PrivacyEvent worstCaseEvent(JobConfig cfg) {
+        ConfiguredMechanism m = cfg.mechanism();
+        if (m.kind() == MechanismRegistry.Kind.PER_TEACHER) {
+            return m.entry().stepEvent(m.params());
+        }
+        return m.entry()
+                .create(
+                        m.params(),
+                        cfg.ensemble().effectiveVocabulary(),
+                        cfg.ensemble().teachers(),
+                        NoiseSources.secure())
+                .worstCaseEvent();
+    }
+
+    /**
+     * The population prior's plan ({@code teacher.prior: dp-ngram}), or null: length = the
+     * teachers' order.
+     */
+    public static PriorPlan priorPlan(JobConfig cfg) {
+        if (!cfg.ensemble().fromRecords() || !cfg.records().teacher().dpPrior()) {
+            return null;
+        }
+        RecordsConfig.Teacher t = cfg.records().teacher();
+        return new PriorPlan(t.order(), t.priorPerUser(), t.priorShare());
+    }
+
+    /**
+     * What the run's filter charges before the first step — the prior's release, once the driver
+     * released it ({@code teacher.prior-file} set) — or null. A run whose teachers use no prior is
+     * charged none.
+     */
+    public static PrivacyEvent preCharge(JobConfig cfg) {
+        PriorPlan p = priorPlan(cfg);
+        if (p == null || cfg.records().teacher().priorFile().isEmpty()) {
+            return null;
+        }
+        return p.event(cfg.budget().terms(), worstCaseEvent(cfg));
+    }
+
+    /**
+     * The run's per-teacher accounting: a per-teacher scheme (scheme-b charges at the vote,
+     * scheme-a on the outcome), a vote cap ({@code budget.per-teacher-votes}), or none.
+     */
+    public static AccountingMode accountingMode(JobConfig cfg) {
+        IndividualPlan plan = cfg.individualPlan();
+        if (plan != null) {
+            IndividualScheme scheme =
+                    new IndividualScheme(
+                            plan,
+                            cfg.budget().targetTeacherDelta(),
+                            cfg.ensemble().effectiveVocabulary(),
+                            publicModel(cfg.ensemble()));
+            return plan instanceof SchemeBStep.Plan
+                    ? new AccountingMode.ChargeAtVote(scheme)
+                    : new AccountingMode.ChargeOnOutcome(scheme);
+        }
+        if (cfg.ensemble().heterogeneous() && cfg.budget().perTeacherVotes() > 0) {
+            return new AccountingMode.VoteCap(cfg.budget().perTeacherVotes());
+        }
+        return new AccountingMode.EnsembleOnly();
+    }
+
+    /** The ensemble's public model (built where it is used; no private data). */
+    public static PublicModel publicModel(JobConfig.Ensemble ensemble) {
+        return () -> ensemble.simulated().publicModel();
+    }
+}

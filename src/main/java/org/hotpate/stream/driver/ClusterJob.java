@@ -1,0 +1,153 @@
+package org.hotpate.stream.driver;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.hotpate.io.KafkaIo;
+import org.hotpate.protocol.DatasetAdmission;
+import org.hotpate.protocol.LocalHold;
+import org.hotpate.stream.HotPateJob;
+import org.hotpate.stream.JobIo;
+import org.hotpate.stream.RunContext;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.hotpate.stream.config.Topic;
+
+/**
+ * Entry point for application-mode deployments (Flink Kubernetes operator {@code entryClass},
+ * {@code flink run -c org.hotpate.stream.driver.ClusterJob}): {@code main()} runs on the cluster,
+ * so the job takes the cluster's execution environment instead of starting a MiniCluster or
+ * submitting remotely as {@code ./hotpate run} does. Teachers are external (a {@code ./hotpate
+ * teachers} worker or an inference service on the same topics); outputs stay on the Kafka topics.
+ *
+ * <p>Arguments: {@code SPEC.yaml [RUN-ID]}. The run id defaults to the spec's {@code name} and must
+ * stay the same across restarts of the same run, since operators filter records by run id and
+ * restore their state under it.
+ *
+ * <p>Admission (issue 30 item 2): the same sequence as {@code ./hotpate run} ({@link
+ * RunAdmission#admit}, the decision {@link DatasetAdmission#decide} with {@link
+ * DatasetAdmission.Start#DEPLOYMENT}); {@code main()} holds the dataset (the Kafka lease) until the
+ * job ends.
+ */
+public final class ClusterJob {
+    private ClusterJob() {}
+
+    /**
+     * A deployment admitted on its dataset: the ledger stays open, so the dataset stays held (the
+     * Kafka lease heartbeats; the local lock) until {@link #close} — {@link #main} closes it when
+     * the job ends.
+     */
+    record Deployment(DatasetLedger ledger, RunAdmission.Admitted admitted, RunContext run)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            ledger.close();
+        }
+    }
+
+    /**
+     * How long a deployment waits for a silent claim of its own run id to lapse (a JobManager
+     * restarted before its driver released the claim): the lease timeout and two heartbeats.
+     */
+    static final java.time.Duration OWN_CLAIM_WAIT =
+            DatasetHolds.LEASE_TIMEOUT.plus(DatasetHolds.LEASE_HEARTBEAT.multipliedBy(2));
+
+    /**
+     * The admission of a deployment of run {@code runId} ({@link RunAdmission#admit}, the sequence
+     * {@code ./hotpate run} runs too): opens the dataset's ledger, holds the dataset (the Kafka
+     * lease, or the local lock) — a second deployment on a held dataset is refused — and decides
+     * the ledger account ({@link DatasetAdmission.Start#DEPLOYMENT}). A deployment restoring {@code
+     * savepoint} (null: none) whose {@code hotpate-run.json} names the run continues the run's
+     * account while the savepoint's recorded ledger state covers its entry (else a fork); any other
+     * deployment is charged under the run's own account on the dataset's first deployment of the
+     * run, and as a fork on top of every earlier account once the ledger holds the run id (a
+     * redeploy of the same manifest, or an upgrade): never a reset. A run marked finished is
+     * refused. Per-teacher schemes start every teacher from its charges on the dataset.
+     */
+    static Deployment admit(JobConfig cfg, String runId, String savepoint, Properties client) {
+        DatasetLedger ledger = DatasetLedger.open(cfg, client);
+        try {
+            DatasetAdmission.Snapshot snapshot =
+                    RunMetadata.find(savepoint)
+                            .filter(m -> m.runId().equals(runId))
+                            .map(RunMetadata::snapshot)
+                            .orElse(null);
+            RunAdmission.Admitted a =
+                    RunAdmission.admit(
+                            ledger,
+                            new DatasetAdmission.Request(
+                                    runId, DatasetAdmission.Start.DEPLOYMENT, snapshot),
+                            client,
+                            () -> {},
+                            OWN_CLAIM_WAIT,
+                            System.err);
+            // On an upgrade the restored keyed state of a teacher charged in this run wins.
+            RunContext run = ledger.teacherPriors().context(a.prior(), null, a.account());
+            return new Deployment(ledger, a, run);
+        } catch (RuntimeException e) {
+            ledger.close();
+            throw e;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: ClusterJob SPEC.yaml [RUN-ID]");
+            System.exit(2);
+        }
+        JobConfig cfg = JobSpec.load(Path.of(args[0]));
+        String runId = args.length == 2 ? args[1] : cfg.name();
+        if (cfg.kafka().embedded()) {
+            throw new JobSpec.SpecException("kafka.mode must be external for a cluster deployment");
+        }
+        if (cfg.flink().stateDir().isEmpty()) {
+            throw new JobSpec.SpecException(
+                    "flink.state-dir must be set for a cluster deployment (a checkpoint path every TaskManager can reach)");
+        }
+        if (cfg.ledgerMode() != JobConfig.LedgerMode.KAFKA) {
+            throw new JobSpec.SpecException(
+                    "budget.ledger must be kafka for a cluster deployment (TaskManagers share no"
+                            + " local ledger directory)");
+        }
+        if (cfg.ensemble().fromRecords()
+                && cfg.records().teacher().dpPrior()
+                && cfg.records().teacher().priorFile().isEmpty()) {
+            throw new JobSpec.SpecException(
+                    "teacher.prior: dp-ngram is released by ./hotpate run's driver; a cluster"
+                            + " deployment runs no driver: set teacher.prior-file to a released"
+                            + " prior.jsonl (public once released) or use teacher.prior: none");
+        }
+        String bootstrap = cfg.kafka().bootstrap();
+        Properties client = KafkaClients.job(cfg, bootstrap, KafkaClients.ENV);
+        KafkaIo.createTopics(
+                client,
+                cfg.kafka().topics().names(Topic.CREATED_WITH_RUN),
+                cfg.kafka().partitions(),
+                Map.of());
+        Configuration conf = HotPateJob.flinkConfiguration(cfg, cfg.flink().stateDir().get(), null);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(cfg.flink().parallelism());
+        // The savepoint the operator restores (upgradeMode savepoint, initialSavepointPath).
+        String savepoint =
+                env.getConfiguration()
+                        .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                        .orElse(null);
+        // Held while the job runs: the lease heartbeats from here, and is released when it ends.
+        try (Deployment d = admit(cfg, runId, savepoint, client)) {
+            long startMs = System.currentTimeMillis() - 1000;
+            HotPateJob.build(
+                    env,
+                    cfg,
+                    runId,
+                    d.run(),
+                    JobIo.kafka(cfg, bootstrap, runId, startMs, client, java.util.Optional.empty()),
+                    java.util.function.UnaryOperator.identity());
+            // executeAsync and wait: a detached application's execute() returns at submission,
+            // and the dataset must stay held while the job runs.
+            env.executeAsync(LocalHold.jobName(runId)).getJobExecutionResult().get();
+        }
+    }
+}

@@ -1,0 +1,314 @@
+package org.hotpate.stream.driver;
+
+import java.util.List;
+import java.util.Properties;
+import org.hotpate.io.DatasetLock;
+import org.hotpate.io.LedgerMarkersIo;
+import org.hotpate.model.LedgerMarker;
+import org.hotpate.protocol.DatasetLeases;
+import org.hotpate.protocol.LocalHold;
+import org.hotpate.stream.config.JobConfig;
+
+/**
+ * Who holds a dataset (one authority per dataset, docs/privacy-accounting.md §9): the Kafka
+ * ledger's lease ({@link Lease}: a claim in the dataset's ledger partition, heartbeated), the local
+ * ledger's lock file's holder whose driver is gone but whose cluster job may still run ({@link
+ * #requireNoOrphan}), and both read for {@code ./hotpate ledger show} ({@link #localHold}, {@link
+ * #leaseHold}). {@link DatasetLedger} takes and releases the hold; this is its mechanics.
+ */
+public final class DatasetHolds {
+    private DatasetHolds() {}
+
+    /** A lease's heartbeat period and the silence after which an embedded run's claim lapses. */
+    static final java.time.Duration LEASE_HEARTBEAT = java.time.Duration.ofSeconds(5);
+
+    static final java.time.Duration LEASE_TIMEOUT = java.time.Duration.ofSeconds(30);
+
+    /** A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. */
+    static final class Lease {
+        private final LedgerMarkersIo markers;
+        private final String dataset;
+        private final String runId;
+        private final String claimId;
+        private volatile String tag;
+        private java.util.concurrent.ScheduledExecutorService heartbeat;
+
+        Lease(LedgerMarkersIo markers, String dataset, String runId) {
+            this.markers = markers;
+            this.dataset = dataset;
+            this.runId = runId;
+            byte[] b = new byte[12];
+            new java.security.SecureRandom().nextBytes(b);
+            this.claimId = java.util.HexFormat.of().formatHex(b);
+            this.tag = claimId;
+        }
+
+        void claim() {
+            long offset =
+                    markers.append(
+                            LedgerMarker.lease(
+                                    dataset, runId, tag, true, System.currentTimeMillis()));
+            List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
+            // "now" is the broker's time of this claim, on the same clock as every other marker
+            long now =
+                    claims.stream()
+                            .filter(c -> c.claimId().equals(claimId))
+                            .mapToLong(DatasetLeases.Claim::lastMs)
+                            .findFirst()
+                            .orElse(DatasetLeases.UNKNOWN_TIME);
+            DatasetLeases.Claim holder =
+                    DatasetLeases.holder(
+                                    claims, now, LEASE_TIMEOUT.toMillis(), DatasetHolds::jobMayRun)
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "the lease claim of run "
+                                                            + runId
+                                                            + " is not in the ledger topic"));
+            if (!holder.claimId().equals(claimId)) {
+                throw new DatasetInUseException(
+                        "dataset '"
+                                + dataset
+                                + "' is in use by run "
+                                + holder.runId()
+                                + (now == DatasetLeases.UNKNOWN_TIME
+                                                || holder.lastMs() == DatasetLeases.UNKNOWN_TIME
+                                        ? " (the ledger topic does not stamp broker time"
+                                                + " — message.timestamp.type=LogAppendTime — so"
+                                                + " a silent claim cannot lapse"
+                                        : " (last heartbeat "
+                                                + Math.max(0, (now - holder.lastMs()) / 1000)
+                                                + " s ago, broker time")
+                                + DatasetLeases.remoteJob(holder.tag())
+                                        .map(j -> ", Flink job " + j[1] + " at " + j[0])
+                                        .orElse("")
+                                + "); one run per dataset at a time — wait for it to end (a"
+                                + " claim lapses "
+                                + LEASE_TIMEOUT.toSeconds()
+                                + " s after its driver stops, once its job no longer runs)",
+                        holder.runId());
+            }
+            heartbeat =
+                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                            r -> {
+                                Thread t = new Thread(r, "dataset-lease-" + dataset);
+                                t.setDaemon(true);
+                                return t;
+                            });
+            heartbeat.scheduleAtFixedRate(
+                    this::beat,
+                    LEASE_HEARTBEAT.toMillis(),
+                    LEASE_HEARTBEAT.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        /** The claim names the run's job on a remote cluster from now on. */
+        void nameJob(String flinkRest, String jobId) {
+            tag = DatasetLeases.tag(claimId, flinkRest, jobId);
+            beat();
+        }
+
+        void beat() {
+            try {
+                markers.append(
+                        LedgerMarker.lease(dataset, runId, tag, true, System.currentTimeMillis()));
+            } catch (RuntimeException e) {
+                // a missed heartbeat: the next one renews; the claim lapses only after a timeout
+            }
+        }
+
+        void release() {
+            if (heartbeat != null) {
+                heartbeat.shutdownNow();
+            }
+            try {
+                markers.append(
+                        LedgerMarker.lease(dataset, runId, tag, false, System.currentTimeMillis()));
+            } catch (RuntimeException e) {
+                // the claim lapses after its timeout
+            } finally {
+                markers.close();
+            }
+        }
+    }
+
+    /**
+     * Refuses the run (exit 2) while the previous holder of the dataset's lock — its driver gone,
+     * since this process got the OS lock — has a job on a cluster that may still run: the job keeps
+     * spending the dataset, and its spending is in the ledger only as far as its last checkpoint.
+     * Fails closed when the JobManager cannot be asked ({@link LocalHold#verdict}).
+     */
+    static void requireNoOrphan(JobConfig cfg, String previousRecord) {
+        LocalHold.Holder prev = LocalHold.Holder.parse(previousRecord).orElse(null);
+        if (prev == null || !prev.onCluster()) {
+            return;
+        }
+        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(prev.flinkRest());
+        LocalHold.Verdict v = LocalHold.verdict(prev, listing.jobs());
+        if (!v.holds()) {
+            return;
+        }
+        String why;
+        if (v == LocalHold.Verdict.RUNNING) {
+            LocalHold.Job j =
+                    LocalHold.runningJob(prev, listing.jobs().orElseThrow()).orElseThrow();
+            why =
+                    "its Flink job "
+                            + j.id()
+                            + " at "
+                            + prev.flinkRest()
+                            + " is "
+                            + j.state()
+                            + " and still spends the dataset's budget (its spending so far is in"
+                            + " the ledger). Wait for it to end, or cancel it: curl -X PATCH '"
+                            + prev.flinkRest()
+                            + "/jobs/"
+                            + j.id()
+                            + "?mode=cancel'";
+        } else {
+            why =
+                    "the state of its Flink job "
+                            + prev.jobId()
+                            + " at "
+                            + prev.flinkRest()
+                            + " cannot be read ("
+                            + listing.error()
+                            + "), so it may still spend the dataset's budget (fail closed). Start"
+                            + " that cluster again so its JobManager answers, or — only if that"
+                            + " job is known to have ended — delete "
+                            + cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
+        }
+        throw new DatasetInUseException(
+                "dataset '"
+                        + cfg.datasetId()
+                        + "' is in use by run "
+                        + prev.runId()
+                        + ": its driver (pid "
+                        + prev.pid()
+                        + ") is gone, but "
+                        + why
+                        + " (see ./hotpate ledger show --dataset "
+                        + cfg.datasetId()
+                        + ")");
+    }
+
+    /** The run holding a local dataset now, and what it is doing ({@link #localHold}). */
+    public record Hold(String runId, String status, boolean orphaned) {}
+
+    /**
+     * Who holds dataset {@code dataset} of the local ledger in {@code dir}, read from its lock file
+     * without taking the lock ({@code ./hotpate ledger show}): a live driver, or a job on a cluster
+     * whose driver is gone (orphaned) and that may still run. Empty when nothing holds it.
+     */
+    public static java.util.Optional<Hold> localHold(java.nio.file.Path dir, String dataset) {
+        LocalHold.Holder h =
+                LocalHold.Holder.parse(DatasetLock.holderRecord(dir, dataset)).orElse(null);
+        if (h == null) {
+            return java.util.Optional.empty();
+        }
+        boolean driverAlive =
+                ProcessHandle.of(h.pid())
+                        .filter(ProcessHandle::isAlive)
+                        // a reused pid is some other program
+                        .flatMap(p -> p.info().command())
+                        .map(c -> c.contains("java"))
+                        .orElse(false);
+        String job = h.onCluster() ? "Flink job " + h.jobId() + " at " + h.flinkRest() : null;
+        if (driverAlive) {
+            return java.util.Optional.of(
+                    new Hold(
+                            h.runId(),
+                            "running (driver pid "
+                                    + h.pid()
+                                    + (job == null ? "" : ", " + job)
+                                    + ")",
+                            false));
+        }
+        if (!h.onCluster()) {
+            return java.util.Optional.empty();
+        }
+        ClusterJobStatus.Listing listing = ClusterJobStatus.jobs(h.flinkRest());
+        LocalHold.Verdict v = LocalHold.verdict(h, listing.jobs());
+        if (v == LocalHold.Verdict.ENDED) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(
+                new Hold(
+                        h.runId(),
+                        v == LocalHold.Verdict.RUNNING
+                                ? "running, driver gone (orphaned): Flink job "
+                                        + LocalHold.runningJob(h, listing.jobs().orElseThrow())
+                                                .map(j -> j.id() + " " + j.state())
+                                                .orElseThrow()
+                                        + " at "
+                                        + h.flinkRest()
+                                        + "; its entry is what its checkpoints wrote so far"
+                                : "driver gone (orphaned), "
+                                        + job
+                                        + ": state unknown ("
+                                        + listing.error()
+                                        + "); holds the dataset (fail closed)",
+                        true));
+    }
+
+    /**
+     * Who holds dataset {@code dataset} of the Kafka ledger on {@code topic}, from its lease
+     * markers ({@code ./hotpate ledger show}): a claim whose driver heartbeats, or a silent one
+     * whose cluster job the JobManager does not report ended (orphaned). Empty when none holds it.
+     */
+    public static java.util.Optional<Hold> leaseHold(
+            Properties client, String topic, String dataset) {
+        try (LedgerMarkersIo m = new LedgerMarkersIo(client, topic, dataset)) {
+            return leaseHold(m, dataset);
+        } catch (RuntimeException e) {
+            return java.util.Optional.of(
+                    new Hold(
+                            "?",
+                            "unknown: the lease markers could not be read (" + e + ")",
+                            false));
+        }
+    }
+
+    private static java.util.Optional<Hold> leaseHold(LedgerMarkersIo m, String dataset) {
+        long now = System.currentTimeMillis();
+        java.util.Optional<DatasetLeases.Claim> holder =
+                DatasetLeases.holder(
+                        DatasetLeases.claims(m.read(dataset, -1)),
+                        now,
+                        LEASE_TIMEOUT.toMillis(),
+                        DatasetHolds::jobMayRun);
+        if (holder.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        DatasetLeases.Claim c = holder.get();
+        boolean silent = now - c.lastMs() > LEASE_TIMEOUT.toMillis();
+        String beat = "last heartbeat " + Math.max(0, (now - c.lastMs()) / 1000) + " s ago";
+        String job =
+                DatasetLeases.remoteJob(c.tag())
+                        .map(j -> "Flink job " + j[1] + " at " + j[0])
+                        .orElse("");
+        return java.util.Optional.of(
+                new Hold(
+                        c.runId(),
+                        silent
+                                ? "running, driver gone (orphaned): "
+                                        + job
+                                        + " not reported ended ("
+                                        + beat
+                                        + ")"
+                                : "running (" + beat + (job.isEmpty() ? "" : ", " + job) + ")",
+                        silent));
+    }
+
+    /**
+     * Whether a silent claim's job may still run: a job on a remote cluster whose JobManager does
+     * not report it ended or unknown. A JobManager that cannot be reached may still run it (a
+     * partition, a REST address this machine cannot reach): the claim stays in force — fail closed
+     * (issue 30 item 6).
+     */
+    static boolean jobMayRun(DatasetLeases.Claim c) {
+        return DatasetLeases.remoteJob(c.tag())
+                .map(j -> ClusterJobStatus.mayRun(j[0], j[1]))
+                .orElse(false);
+    }
+}

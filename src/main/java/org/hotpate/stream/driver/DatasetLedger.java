@@ -1,0 +1,571 @@
+package org.hotpate.stream.driver;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.io.DatasetLock;
+import org.hotpate.io.KafkaIo;
+import org.hotpate.io.LedgerMarkersIo;
+import org.hotpate.io.PseudonymSecrets;
+import org.hotpate.model.BudgetRecord;
+import org.hotpate.model.LedgerMarker;
+import org.hotpate.model.TeacherSpend;
+import org.hotpate.protocol.DatasetAdmission;
+import org.hotpate.protocol.DatasetLeases;
+import org.hotpate.protocol.DatasetPrior;
+import org.hotpate.protocol.IndividualScheme;
+import org.hotpate.protocol.LocalHold;
+import org.hotpate.protocol.RunBudget;
+import org.hotpate.protocol.TeacherIds;
+import org.hotpate.stream.RunContext;
+import org.hotpate.stream.config.CoreBindings;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.Topic;
+
+/**
+ * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it holds the
+ * dataset, reads what the admission decides on ({@link #state}: every earlier run's entry, the
+ * finished marks, the teacher entries; {@link RunAdmission} runs the sequence, {@link
+ * DatasetAdmission} decides), refuses a run that starts with no room left, and reads the ledger
+ * again at the end for the summary's {@code dataset_epsilon}. The mechanics of the lease and of the
+ * lock file's holder are in {@link DatasetHolds}.
+ *
+ * <p>One authority per dataset (docs/privacy-accounting.md §9, "One authority per dataset"): local
+ * mode holds an exclusive lock on the dataset's directory for the life of the driver, and records
+ * in the lock file the run and its cluster job, which outlives the driver ({@link LocalHold}: a
+ * later run refuses while that job may run); Kafka mode creates the compacted topic when missing
+ * and takes the dataset's lease ({@link #acquire}). Either way a second run on the dataset is
+ * refused while one holds it. The driver never writes a run's entry: the job does.
+ */
+public final class DatasetLedger implements AutoCloseable {
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final JobConfig cfg;
+    private final Properties client; // null in local mode
+    private final DatasetLock lock; // null in kafka mode
+    private DatasetHolds.Lease lease; // kafka mode, once acquired
+    private LocalHold.Holder holder; // local mode: what the lock file says of this run
+    private String previousRun; // local mode: the run the lock file named when this one took it
+
+    private DatasetLedger(JobConfig cfg, Properties client, DatasetLock lock) {
+        this.cfg = cfg;
+        this.client = client;
+        this.lock = lock;
+    }
+
+    /**
+     * Opens the ledger of {@code cfg}'s dataset: locks it (local) or creates the compacted topic
+     * (kafka; {@code client} = the job principal's client properties).
+     */
+    public static DatasetLedger open(JobConfig cfg, Properties client) {
+        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+            DatasetLock lock;
+            try {
+                lock = DatasetLock.acquire(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IllegalStateException e) {
+                throw new DatasetInUseException(e.getMessage());
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "cannot open the budget ledger in " + cfg.ledgerDir(), e);
+            }
+            try {
+                DatasetHolds.requireNoOrphan(cfg, lock.previous());
+            } catch (RuntimeException e) {
+                try {
+                    lock.close();
+                } catch (IOException ignored) {
+                    // the refusal is what matters; the lock goes with the process anyway
+                }
+                throw e;
+            }
+            DatasetLedger opened = new DatasetLedger(cfg, null, lock);
+            opened.previousRun =
+                    LocalHold.Holder.parse(lock.previous())
+                            .map(LocalHold.Holder::runId)
+                            .orElse(null);
+            return opened;
+        }
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
+        KafkaIo.createTopics(
+                client,
+                List.of(topic),
+                cfg.kafka().partitions(),
+                Map.of(
+                        topic,
+                        Map.of(
+                                "cleanup.policy",
+                                "compact",
+                                // the leases' one clock: the broker stamps every marker
+                                "message.timestamp.type",
+                                "LogAppendTime")));
+        return new DatasetLedger(cfg, client, null);
+    }
+
+    /**
+     * One ledger per dataset, whatever the flags (issue 30 item 3): a dataset's ledger is part of
+     * its identity, so a run that would open the dataset in a second store is refused (exit 2)
+     * naming the store that already holds it. Local ledger: refused when the run's Kafka ({@code
+     * kafkaClient}, null with an embedded broker, which starts empty) holds entries of the dataset
+     * on the budget-ledger topic. Kafka ledger: refused when the local ledger directory on this
+     * machine holds entries of the dataset. A store holding none of the dataset's entries is not
+     * opened by this check.
+     */
+    public void requireOneStore(Properties kafkaClient) {
+        String dataset = cfg.datasetId();
+        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
+        if (lock != null) {
+            if (kafkaClient == null || !topicExists(kafkaClient, topic)) {
+                return;
+            }
+            boolean onTopic =
+                    BudgetLedgerIo.readTopic(kafkaClient, topic, READ_TIMEOUT).stream()
+                                    .anyMatch(r -> r.dataset().equals(dataset))
+                            || BudgetLedgerIo.readTeachersTopic(kafkaClient, topic, READ_TIMEOUT)
+                                    .stream()
+                                    .anyMatch(t -> t.dataset().equals(dataset));
+            if (onTopic) {
+                throw new RunRefusedException(
+                        "dataset '"
+                                + dataset
+                                + "' has its budget ledger on the Kafka topic "
+                                + topic
+                                + " ("
+                                + cfg.kafka().bootstrap()
+                                + "); this run would open it in the local ledger "
+                                + cfg.ledgerDir()
+                                + " too. One ledger per dataset: run it with budget.ledger:"
+                                + " kafka, or use another budget.dataset");
+            }
+            return;
+        }
+        boolean local;
+        try {
+            local =
+                    !BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset).isEmpty()
+                            || !BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset)
+                                    .isEmpty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot read the local budget ledger in " + cfg.ledgerDir(), e);
+        }
+        if (local) {
+            throw new RunRefusedException(
+                    "dataset '"
+                            + dataset
+                            + "' has its budget ledger in the local directory "
+                            + cfg.ledgerDir()
+                            + "; this run would open it on the Kafka topic "
+                            + topic
+                            + " too. One ledger per dataset: run it with budget.ledger: local,"
+                            + " or use another budget.dataset");
+        }
+    }
+
+    private static boolean topicExists(Properties client, String topic) {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(client)) {
+            return admin.listTopics()
+                    .names()
+                    .get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                    .contains(topic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted listing the topics of the run's Kafka", e);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(
+                    "cannot list the topics of the run's Kafka (one ledger per dataset: the"
+                            + " dataset's entries on "
+                            + topic
+                            + " must be checked before a local-ledger run)",
+                    e);
+        }
+    }
+
+    /**
+     * Every run entry of the dataset (the largest version of each). In Kafka mode also the entries
+     * of the local ledger in {@code budget.ledger-dir} on this machine: a dataset used by local
+     * runs before is composed with them, not started afresh in a second store (merged by key, so an
+     * entry in both counts once).
+     */
+    public List<BudgetRecord> records() {
+        return records(cfg, client);
+    }
+
+    /**
+     * {@link #records()} of {@code cfg}'s dataset read without opening the ledger ({@code client}
+     * null: the local ledger only; {@code ./hotpate ledger show --spec}).
+     */
+    public static List<BudgetRecord> records(JobConfig cfg, Properties client) {
+        List<BudgetRecord> all;
+        try {
+            all =
+                    new java.util.ArrayList<>(
+                            BudgetLedgerIo.readLocal(cfg.ledgerDir(), cfg.datasetId()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (client != null) {
+            all.addAll(
+                    BudgetLedgerIo.readTopic(
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
+        }
+        return BudgetLedgerIo.latest(
+                all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList());
+    }
+
+    /**
+     * Every teacher entry of the dataset (per-teacher schemes; the largest version of each; in
+     * Kafka mode with the local ledger's, like {@link #records()}).
+     */
+    public List<TeacherSpend> teacherSpends() {
+        List<TeacherSpend> all;
+        try {
+            all =
+                    new java.util.ArrayList<>(
+                            BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), cfg.datasetId()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (client != null) {
+            all.addAll(
+                    BudgetLedgerIo.readTeachersTopic(
+                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
+        }
+        Map<String, TeacherSpend> latest = new java.util.LinkedHashMap<>();
+        for (TeacherSpend t : all) {
+            if (t.dataset().equals(cfg.datasetId())) {
+                latest.merge(t.key(), t, TeacherSpend::merge);
+            }
+        }
+        return List.copyOf(latest.values());
+    }
+
+    /**
+     * What a per-teacher run starts each teacher from: its charges on the dataset from earlier runs
+     * ({@link #teacherCharges}) and the version of its durable entry, which the run's versions
+     * continue.
+     */
+    public record TeacherPriors(Map<Long, Long> charges, Map<Long, Long> versions) {
+        public static final TeacherPriors NONE = new TeacherPriors(Map.of(), Map.of());
+
+        /** A fresh secret, the dataset's earlier runs and what each teacher starts from. */
+        RunContext context(DatasetPrior prior) {
+            return context(prior, null, null);
+        }
+
+        /**
+         * Also the durable ids of the run's teachers ({@code ids}: a records run's pseudonyms;
+         * null: the ids themselves); these priors keyed by the run's teacher ids; and the durable
+         * ledger account the run charges ({@code ledgerAccount}, null: the run id; a resumed fork's
+         * {@code <runId>~r<k>} otherwise, DatasetAdmission#decide). Here rather than on {@link
+         * RunContext}: the job graph's context knows nothing of the driver's ledger.
+         */
+        RunContext context(DatasetPrior prior, TeacherIds ids, String ledgerAccount) {
+            return new RunContext(
+                    org.hotpate.core.noise.KeyedNoiseSource.newSecret(),
+                    prior,
+                    charges,
+                    versions,
+                    ids,
+                    ledgerAccount);
+        }
+    }
+
+    /**
+     * Each teacher's charges on the dataset from earlier runs, for a scheme-a/scheme-b run (empty
+     * otherwise): the durable entry's charges <b>plus its pending involvements</b> — provisional
+     * charges of a run that ended before their outcomes came back (a crash, a cancel, a stop), each
+     * counted as a charge (a sound over-count: an outcome released but never applied may have been
+     * BETWEEN). The vote operator starts every teacher from here, so a user's budget holds over
+     * every run. Throws {@link NoBudgetLeftException} when the dataset's teachers were charged
+     * under another plan (scheme or parameters that change the unit or the limit): charges under
+     * two plans do not add up, so such a run must use the same plan or another dataset.
+     */
+    public Map<Long, Long> teacherCharges() {
+        return teacherPriors().charges();
+    }
+
+    /**
+     * {@link #teacherPriors()} re-keyed by this run's teacher ids ({@code ids}: a records run's
+     * ranks ← the users' pseudonyms; users not in the batch left out).
+     */
+    public TeacherPriors teacherPriors(TeacherIds ids) {
+        TeacherPriors byDurable = teacherPriors();
+        return new TeacherPriors(
+                ids.toRanks(byDurable.charges()), ids.toRanks(byDurable.versions()));
+    }
+
+    /**
+     * The dataset's pseudonym secret (records runs' durable teacher ids, {@link TeacherIds}): kept
+     * in the ledger store — local: {@code <ledger-dir>/<dataset>/pseudonym.key} (0600), kafka: the
+     * entry {@code <dataset>/pseudonym-key} — and created on first use.
+     */
+    public byte[] pseudonymSecret() {
+        if (client == null) {
+            try {
+                return PseudonymSecrets.readOrCreateLocal(cfg.ledgerDir(), cfg.datasetId());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return PseudonymSecrets.readOrCreateOnTopic(
+                client,
+                cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
+                cfg.datasetId(),
+                READ_TIMEOUT);
+    }
+
+    /**
+     * The teacher ids of a records run's durable entries: one teacher per user ({@code directory}
+     * per user) under a per-teacher scheme → the users' pseudonyms; otherwise the ids themselves.
+     */
+    public TeacherIds teacherIds(org.hotpate.teachers.records.UserDirectory directory) {
+        if (directory == null
+                || !directory.perUser()
+                || CoreBindings.accountingMode(cfg).scheme() == null) {
+            return TeacherIds.IDENTITY;
+        }
+        return TeacherIds.forUsers(pseudonymSecret(), directory.usersByRank());
+    }
+
+    /** {@link #teacherCharges} and each teacher's durable entry version, from one read. */
+    public TeacherPriors teacherPriors() {
+        IndividualScheme acc = CoreBindings.accountingMode(cfg).scheme();
+        if (acc == null) {
+            return TeacherPriors.NONE;
+        }
+        Map<Long, Long> out = new java.util.HashMap<>();
+        Map<Long, Long> versions = new java.util.HashMap<>();
+        for (TeacherSpend t : teacherSpends()) {
+            if (!t.plan().equals(acc.planId())) {
+                throw new NoBudgetLeftException(
+                        "dataset '"
+                                + cfg.datasetId()
+                                + "' has teachers charged under the per-teacher plan "
+                                + t.plan()
+                                + "; this run's plan is "
+                                + acc.planId()
+                                + " (mechanism.params sigma/epsilon/lower/upper and"
+                                + " budget.per-teacher-epsilon/-delta must stay the same on a"
+                                + " dataset; see ./hotpate ledger teachers --dataset "
+                                + cfg.datasetId()
+                                + ")");
+            }
+            out.merge(t.teacherId(), t.total(), Math::max);
+            versions.merge(t.teacherId(), t.version(), Math::max);
+        }
+        return new TeacherPriors(out, versions);
+    }
+
+    /**
+     * The composition of the dataset's runs other than ledger account {@code account} (null: every
+     * run), without the admission's checks ({@link RunAdmission} composes a run's prior).
+     */
+    public DatasetPrior prior(String account) {
+        return DatasetPrior.compose(cfg.datasetId(), records(), account);
+    }
+
+    /**
+     * What the dataset's ledger holds for the admission ({@link DatasetAdmission#decide}): whether
+     * this ledger holds the dataset ({@link #acquire}), its run entries, which accounts are marked
+     * finished, its teacher entries.
+     */
+    public DatasetAdmission.Ledger state() {
+        boolean held = lock != null ? holder != null : lease != null;
+        return new DatasetAdmission.Ledger(
+                cfg.datasetId(), held, records(), this::finished, teacherSpends());
+    }
+
+    /** The run's accounting as the admission judges it (mechanism, per-teacher plan). */
+    public DatasetAdmission.Accounting accounting() {
+        IndividualScheme scheme = CoreBindings.accountingMode(cfg).scheme();
+        return new DatasetAdmission.Accounting(
+                cfg.mechanism().name(),
+                scheme == null ? null : scheme.planId(),
+                cfg.budget().perTeacherEpsilon());
+    }
+
+    /** The run's entry ({@code account}) as the ledger holds it now, or null. */
+    public BudgetRecord entry(String account) {
+        return records().stream().filter(r -> r.runId().equals(account)).findFirst().orElse(null);
+    }
+
+    /**
+     * Marks ledger account {@code account} finished: the run ended cleanly and cannot be resumed.
+     */
+    public void markFinished(String account) {
+        long now = System.currentTimeMillis();
+        if (client == null) {
+            try {
+                BudgetLedgerIo.markFinishedLocal(cfg.ledgerDir(), cfg.datasetId(), account);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            try (LedgerMarkersIo m = markers()) {
+                m.append(LedgerMarker.finished(cfg.datasetId(), account, now));
+            }
+        }
+    }
+
+    private boolean finished(String account) {
+        if (BudgetLedgerIo.finishedLocal(cfg.ledgerDir(), cfg.datasetId(), account)) {
+            return true;
+        }
+        if (client == null) {
+            return false;
+        }
+        try (LedgerMarkersIo m = markers()) {
+            return m.read(cfg.datasetId(), -1).stream()
+                    .anyMatch(
+                            x ->
+                                    LedgerMarker.FINISHED.equals(x.kind())
+                                            && x.runId().equals(account));
+        }
+    }
+
+    private LedgerMarkersIo markers() {
+        return new LedgerMarkersIo(
+                client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), cfg.datasetId());
+    }
+
+    /**
+     * Throws {@link NoBudgetLeftException}, naming the dataset, when {@code prior} leaves no room
+     * for this run ({@link DatasetAdmission#requireRoom}), and {@link RunRefusedException} for a
+     * cap asked for after uncapped runs.
+     */
+    public void requireRoom(DatasetPrior prior) {
+        try {
+            DatasetAdmission.requireRoom(
+                    cfg.datasetId(), prior, cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        } catch (DatasetAdmission.Refused r) {
+            throw RunRefusedException.of(r);
+        }
+    }
+
+    /**
+     * The dataset's ε over every run in the ledger now, at the run's δ (+∞ after a non-DP run): at
+     * the dataset's fixed order, or without a dataset cap at this run's planned order ({@link
+     * DatasetPrior#epsilon(double, org.hotpate.core.accounting.EnsembleBudgetFilter.Config)}).
+     */
+    public double datasetEpsilon() {
+        return DatasetPrior.compose(cfg.datasetId(), records(), null)
+                .epsilon(cfg.budget().delta(), runOrder());
+    }
+
+    /** The run filter's plan, whose order converts an uncapped dataset's curve (null: none). */
+    EnsembleBudgetFilter.Config runOrder() {
+        return RunBudget.runConfig(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+    }
+
+    /**
+     * Takes the dataset's lease for run {@code runId} before the run reads its prior (Kafka mode;
+     * local mode already holds the directory's lock): appends a claim to the dataset's partition of
+     * the ledger topic and reads up to it ({@link DatasetLeases}). Throws {@link
+     * DatasetInUseException} naming the dataset and the holder when another run holds it; else
+     * heartbeats until {@link #close}.
+     */
+    public void acquire(String runId) {
+        if (lock != null) {
+            recordHolder(LocalHold.Holder.embedded(runId, ProcessHandle.current().pid()));
+            return;
+        }
+        if (client == null || lease != null) {
+            return;
+        }
+        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId);
+        try {
+            lease.claim();
+        } catch (RuntimeException e) {
+            lease.release();
+            lease = null;
+            throw e;
+        }
+    }
+
+    /**
+     * The run's job is on a remote cluster: its claim names the job, so that if this driver goes
+     * silent the claim stays in force while the job may still run.
+     */
+    public void jobSubmitted(String flinkRest, String jobId) {
+        if (lock != null) {
+            recordJob(jobId, flinkRest);
+        }
+        if (lease != null) {
+            lease.nameJob(flinkRest, jobId);
+        }
+    }
+
+    /**
+     * Local ledger: the run that held the dataset before this one (named in the lock file, its
+     * driver gone and its job no longer running, else {@link #open} refused), if any.
+     */
+    public Optional<String> previousRun() {
+        return Optional.ofNullable(previousRun);
+    }
+
+    /**
+     * Local ledger, before a job is submitted to a cluster: the lock file names the run's job as
+     * pending, so that a driver killed between the submission and {@link #jobSubmitted} still
+     * leaves its job findable (by the run's job name).
+     */
+    public void jobSubmitting(String flinkRest) {
+        if (lock != null) {
+            recordJob(LocalHold.PENDING, flinkRest);
+        }
+    }
+
+    /**
+     * Local ledger: the run's job is known to have ended (the driver saw it in a terminal state),
+     * so the lock file no longer sends later runs to its JobManager.
+     */
+    public void jobEnded() {
+        if (lock != null && holder != null) {
+            recordHolder(LocalHold.Holder.embedded(holder.runId(), holder.pid()));
+        }
+    }
+
+    private void recordJob(String jobId, String flinkRest) {
+        if (holder != null) {
+            recordHolder(new LocalHold.Holder(holder.runId(), holder.pid(), jobId, flinkRest));
+        }
+    }
+
+    private void recordHolder(LocalHold.Holder h) {
+        holder = h;
+        try {
+            lock.record(h.format());
+        } catch (IOException e) {
+            // Without its job in the lock file a later run could not see it once this driver is
+            // gone: refuse to go on rather than leave the dataset unheld.
+            throw new UncheckedIOException("cannot record the holder of " + lockFile(), e);
+        }
+    }
+
+    private java.nio.file.Path lockFile() {
+        return cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
+    }
+
+    @Override
+    public void close() {
+        if (lease != null) {
+            lease.release();
+            lease = null;
+        }
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException ignored) {
+                // the lock goes with the process anyway
+            }
+        }
+    }
+}

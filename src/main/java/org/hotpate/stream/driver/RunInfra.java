@@ -1,0 +1,179 @@
+package org.hotpate.stream.driver;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.hotpate.io.EmbeddedKafka;
+import org.hotpate.stream.HotPateJob;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobOptions;
+
+/**
+ * The run driver's infrastructure ({@link RunSession}): run ids, topic end offsets, the job's end
+ * and cancel, the MiniCluster's temp files.
+ */
+final class RunInfra {
+    private RunInfra() {}
+
+    static String newRunId(String name, ZonedDateTime nowUtc) {
+        byte[] random = new byte[16];
+        RUN_ID_RANDOM.nextBytes(random);
+        return name
+                + "-"
+                + nowUtc.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-"
+                + HexFormat.of().formatHex(random);
+    }
+
+    private static final SecureRandom RUN_ID_RANDOM = new SecureRandom();
+
+    static long endOffsets(Properties client, String topic) {
+        try (Admin admin = Admin.create(client)) {
+            Set<TopicPartition> parts = new HashSet<>();
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .forEach(pi -> parts.add(new TopicPartition(topic, pi.partition())));
+            Map<TopicPartition, OffsetSpec> q = new HashMap<>();
+            parts.forEach(tp -> q.put(tp, OffsetSpec.latest()));
+            return admin.listOffsets(q).all().get().values().stream()
+                    .mapToLong(o -> o.offset())
+                    .sum();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** Whether the job reached a terminal state within a few seconds (a cancel takes a moment). */
+    static boolean jobEnded(JobClient job) {
+        long deadline = System.currentTimeMillis() + 15_000;
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                if (job.getJobStatus()
+                        .get(5, java.util.concurrent.TimeUnit.SECONDS)
+                        .isGloballyTerminalState()) {
+                    return true;
+                }
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (Exception e) {
+                return false; // unknown: the hold stays on the job (fail closed)
+            }
+        }
+        return false;
+    }
+
+    static void cancelJob(JobClient job) {
+        if (job != null) {
+            try {
+                if (!job.getJobStatus().get().isGloballyTerminalState()) {
+                    job.cancel().get();
+                }
+            } catch (Exception ignored) {
+                // already gone
+            }
+        }
+    }
+
+    /**
+     * Best-effort recursive delete. RocksDB may still be removing its own files while the cancelled
+     * job shuts down, so entries vanishing under the walk are expected and skipped.
+     */
+    static void deleteQuietly(Path root) {
+        try {
+            Files.walkFileTree(
+                    root,
+                    new java.nio.file.SimpleFileVisitor<>() {
+                        @Override
+                        public java.nio.file.FileVisitResult visitFile(
+                                Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                            file.toFile().delete();
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public java.nio.file.FileVisitResult visitFileFailed(
+                                Path file, IOException e) {
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public java.nio.file.FileVisitResult postVisitDirectory(
+                                Path dir, IOException e) {
+                            dir.toFile().delete();
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+                    });
+        } catch (IOException | RuntimeException ignored) {
+            // best effort: a leftover temp directory is harmless
+        }
+    }
+
+    /** The Flink environment of a run: a MiniCluster ({@code flinkTmp} its temp dir) or remote. */
+    static StreamExecutionEnvironment environment(
+            JobConfig cfg, String checkpoints, Path flinkTmp, String savepoint) {
+        Configuration conf =
+                HotPateJob.flinkConfiguration(
+                        cfg, checkpoints, flinkTmp == null ? null : flinkTmp.toString());
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        if (cfg.flink().embedded()) {
+            return StreamExecutionEnvironment.createLocalEnvironment(
+                    cfg.flink().parallelism(), conf);
+        }
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(
+                        cfg.flink().host(), cfg.flink().port(), conf, cfg.flink().jar());
+        env.setParallelism(cfg.flink().parallelism());
+        return env;
+    }
+
+    /** The run's broker: an embedded one (SASL/SCRAM when the spec asks for it), or the spec's. */
+    record Broker(EmbeddedKafka embedded, String bootstrap, UnaryOperator<String> secrets) {}
+
+    static Broker broker(JobConfig cfg, UnaryOperator<String> secrets) {
+        if (!cfg.kafka().embedded()) {
+            return new Broker(null, cfg.kafka().bootstrap(), secrets);
+        }
+        if (cfg.kafka().security().sasl()) {
+            EmbeddedKafka kafka = EmbeddedKafka.startSecured();
+            return new Broker(
+                    kafka,
+                    kafka.bootstrapServers(),
+                    KafkaClients.embeddedPrincipals(cfg, kafka, secrets));
+        }
+        EmbeddedKafka kafka = EmbeddedKafka.startOnPort(cfg.get(JobOptions.KAFKA_EMBEDDED_PORT));
+        return new Broker(kafka, kafka.bootstrapServers(), secrets);
+    }
+
+    /** Where the run's checkpoints go: {@code flink.state-dir}, else {@code <out>/checkpoints}. */
+    static String checkpointDir(JobConfig cfg, java.nio.file.Path outputDir) {
+        return cfg.flink()
+                .stateDir()
+                .orElseGet(
+                        () -> outputDir.resolve("checkpoints").toAbsolutePath().toUri().toString());
+    }
+}

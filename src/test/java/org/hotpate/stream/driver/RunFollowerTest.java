@@ -1,0 +1,53 @@
+package org.hotpate.stream.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Properties;
+import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.config.JobSpec;
+import org.junit.jupiter.api.Test;
+
+class RunFollowerTest {
+    @Test
+    void progressLinePrintsTheBudgetRoundedUp() {
+        // The budget is the guarantee: printed with fewer digits it must not read smaller.
+        JobConfig cfg = JobSpec.parse("budget: {epsilon: 0.12341}", "x");
+        RunFollower f =
+                new RunFollower(
+                        cfg,
+                        "r",
+                        System.currentTimeMillis(),
+                        new Properties(),
+                        new RunOutcome(
+                                cfg.generation().sequences(),
+                                cfg.generation().concurrency(),
+                                false));
+        assertThat(f.progressLine()).contains("ε 0.000/0.124 ");
+    }
+
+    @Test
+    void stallRule_countsFromTheLastProgressAndWaitsTenTimesAsLongForTheFirstResult() {
+        long w = 120_000; // 240 checkpoints of 500 ms
+        // no result yet: teachers may still be building
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w, w)).isFalse();
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w + 1, w)).isTrue();
+        // after the first result: from the last new output
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_000 + w, w)).isFalse();
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_001 + w, w)).isTrue();
+        assertThat(RunFollower.stalled(0, 60_000, 0, 60_001 + w, w)).isTrue();
+    }
+
+    @Test
+    void eta_isTheSoonerOfTheSequencesAndTheBudget() {
+        // 100 of 1000 sequences in 100 s: 900 s left by the sequences
+        assertThat(RunFollower.format(RunFollower.eta(100, 1000, 100, 0, 0.1, 4.0)))
+                .isEqualTo("15m00s");
+        // the budget: 1.0 spent since ε was 2.0 (its first value), 1.0 left: 100 s
+        assertThat(RunFollower.format(RunFollower.eta(100, 1000, 100, 2.0, 3.0, 4.0)))
+                .isEqualTo("1m40s");
+        assertThat(RunFollower.format(RunFollower.eta(0, 1000, 100, 0, 0, 4.0))).isEqualTo("-");
+        assertThat(RunFollower.format(RunFollower.eta(10, 1000, 2, 0, 0.1, 4.0))).isEqualTo("-");
+        assertThat(RunFollower.format(RunFollower.eta(1, 101, 100, 0, 0, Double.NaN)))
+                .isEqualTo("2h46m");
+    }
+}
