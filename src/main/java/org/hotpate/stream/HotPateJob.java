@@ -133,7 +133,7 @@ public final class HotPateJob {
             this.voteTap = voteTap;
             this.topics = cfg.kafka().topics();
             this.shape = OperatorValues.runShape(cfg, runId);
-            this.mode = CoreBindings.accountingMode(cfg);
+            this.mode = cfg.plan().accounting();
             this.retention = retentionMs(cfg);
             this.outputs =
                     new Outputs(
@@ -293,7 +293,7 @@ public final class HotPateJob {
                                             new RunAccountant.Settings(
                                                     cfg.budget().terms(),
                                                     run.prior(),
-                                                    CoreBindings.worstCaseEvent(cfg),
+                                                    cfg.plan().worstCase(),
                                                     cfg.isPrivate(),
                                                     mode,
                                                     localLedgerDir(),

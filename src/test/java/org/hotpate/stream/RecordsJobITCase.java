@@ -187,7 +187,7 @@ class RecordsJobITCase {
                     org.hotpate.core.accounting.EnsembleBudgetFilter.create(
                             org.hotpate.protocol.RunBudget.runConfig(
                                     run.config().budget().terms(),
-                                    CoreBindings.worstCaseEvent(run.config()),
+                                    run.config().plan().worstCase(),
                                     pre));
             alone.precharge(pre);
             assertThat(run.epsilon())

@@ -114,7 +114,7 @@ class SchemeAITCase {
     @Test
     void chargesEveryBetweenReleaseToItsInvolvedTeachersExactlyOnce() throws Exception {
         JobConfig cfg = spec("scheme-a");
-        assertThat(cfg.individualPlan().limit()).isEqualTo(5);
+        assertThat(cfg.plan().perTeacherPlan().limit()).isEqualTo(5);
         try (RunSession run = RunSession.start(cfg, null)) {
             assertThat(run.await(Duration.ofSeconds(150), null)).as("run completes").isTrue();
             run.finish();
@@ -212,7 +212,7 @@ class SchemeAITCase {
             rows.add(JSON.readTree(line));
         }
         assertThat(rows).isNotEmpty();
-        long tau = cfg.individualPlan().limit();
+        long tau = cfg.plan().perTeacherPlan().limit();
         long sumCharges = 0;
         int retired = 0;
         Set<Long> amounts = new HashSet<>();

@@ -109,7 +109,7 @@ class SchemeANonCleanEndITCase {
 
     private static void cancelThenRunAgain(String ledger) throws Exception {
         JobConfig first = spec("scheme-a-crash-" + ledger + "-1", ledger);
-        long tau = first.individualPlan().limit();
+        long tau = first.plan().perTeacherPlan().limit();
         assertThat(tau).isEqualTo(5);
         String runId;
         try (RunSession run = RunSession.start(first, null)) {

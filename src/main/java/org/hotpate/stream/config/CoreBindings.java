@@ -11,6 +11,7 @@ import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.PriorPlan;
 import org.hotpate.protocol.PublicModel;
+import org.hotpate.protocol.RunPlan;
 
 /**
  * Where the stream layer binds a job's configuration to core and the protocol: the aggregation
@@ -26,7 +27,7 @@ public final class CoreBindings {
      * budget filter admits on ({@link AggregationMechanism#worstCaseEvent()}; a per-teacher
      * scheme's step event).
      */
-    public static PrivacyEvent worstCaseEvent(JobConfig cfg) {
+    static PrivacyEvent worstCaseEvent(JobConfig cfg) {
         ConfiguredMechanism m = cfg.mechanism();
         if (m.kind() == MechanismRegistry.Kind.PER_TEACHER) {
             return m.entry().stepEvent(m.params());
@@ -40,11 +41,21 @@ public final class CoreBindings {
                 .worstCaseEvent();
     }
 
+    /** The run's plan ({@link JobConfig#plan}: built once, when the configuration is). */
+    static RunPlan plan(JobConfig cfg) {
+        return new RunPlan(
+                RunPlan.Choice.of(cfg.mechanism(), cfg.individualPlan()),
+                cfg.budget().terms(),
+                accountingMode(cfg),
+                worstCaseEvent(cfg),
+                priorPlan(cfg));
+    }
+
     /**
      * The population prior's plan ({@code teacher.prior: dp-ngram}), or null: length = the
      * teachers' order.
      */
-    public static PriorPlan priorPlan(JobConfig cfg) {
+    static PriorPlan priorPlan(JobConfig cfg) {
         if (!cfg.ensemble().fromRecords() || !cfg.records().teacher().dpPrior()) {
             return null;
         }
@@ -58,18 +69,18 @@ public final class CoreBindings {
      * charged none.
      */
     public static PrivacyEvent preCharge(JobConfig cfg) {
-        PriorPlan p = priorPlan(cfg);
-        if (p == null || cfg.records().teacher().priorFile().isEmpty()) {
+        RunPlan plan = cfg.plan();
+        if (plan.prior() == null || cfg.records().teacher().priorFile().isEmpty()) {
             return null;
         }
-        return p.event(cfg.budget().terms(), worstCaseEvent(cfg));
+        return plan.prior().event(plan.terms(), plan.worstCase());
     }
 
     /**
      * The run's per-teacher accounting: a per-teacher scheme (scheme-b charges at the vote,
      * scheme-a on the outcome), a vote cap ({@code budget.per-teacher-votes}), or none.
      */
-    public static AccountingMode accountingMode(JobConfig cfg) {
+    static AccountingMode accountingMode(JobConfig cfg) {
         IndividualPlan plan = cfg.individualPlan();
         if (plan != null) {
             IndividualScheme scheme =

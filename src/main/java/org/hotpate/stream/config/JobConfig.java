@@ -9,6 +9,7 @@ import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
+import org.hotpate.protocol.RunPlan;
 import org.hotpate.protocol.SequenceProgress;
 import org.hotpate.teachers.SimulatedTeachers;
 
@@ -30,10 +31,26 @@ public final class JobConfig implements Serializable {
     /** {@code mechanism.name: auto}'s plan, computed once (a function of public options only). */
     private transient AutoPlanner.Plan plan;
 
+    /** The run resolved once, at load ({@link #plan}); rebuilt after deserialisation. */
+    private transient RunPlan runPlan;
+
     private JobConfig(OptionValues values) {
         this.values = values;
         MechanismChoice.check(this);
         JobChecks.check(this);
+        this.runPlan = CoreBindings.plan(this);
+    }
+
+    /**
+     * The run resolved once (issue 33): what releases a step, the budget terms, the accounting
+     * mode, the worst-case event and the prior's plan. Built when the configuration is (every entry
+     * point), so the driver, the ledger, the topology and the report read one value.
+     */
+    public RunPlan plan() {
+        if (runPlan == null) {
+            runPlan = CoreBindings.plan(this);
+        }
+        return runPlan;
     }
 
     /** A configuration of {@code values} (every check of this class applied). */

@@ -25,7 +25,6 @@ import org.hotpate.protocol.LocalHold;
 import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 import org.hotpate.stream.RunContext;
-import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.Topic;
 
@@ -328,9 +327,7 @@ public final class DatasetLedger implements AutoCloseable {
      * per user) under a per-teacher scheme → the users' pseudonyms; otherwise the ids themselves.
      */
     public TeacherIds teacherIds(org.hotpate.teachers.records.UserDirectory directory) {
-        if (directory == null
-                || !directory.perUser()
-                || CoreBindings.accountingMode(cfg).scheme() == null) {
+        if (directory == null || !directory.perUser() || cfg.plan().accounting().scheme() == null) {
             return TeacherIds.IDENTITY;
         }
         return TeacherIds.forUsers(pseudonymSecret(), directory.usersByRank());
@@ -338,7 +335,7 @@ public final class DatasetLedger implements AutoCloseable {
 
     /** {@link #teacherCharges} and each teacher's durable entry version, from one read. */
     public TeacherPriors teacherPriors() {
-        IndividualScheme acc = CoreBindings.accountingMode(cfg).scheme();
+        IndividualScheme acc = cfg.plan().accounting().scheme();
         if (acc == null) {
             return TeacherPriors.NONE;
         }
@@ -386,7 +383,7 @@ public final class DatasetLedger implements AutoCloseable {
 
     /** The run's accounting as the admission judges it (mechanism, per-teacher plan). */
     public DatasetAdmission.Accounting accounting() {
-        IndividualScheme scheme = CoreBindings.accountingMode(cfg).scheme();
+        IndividualScheme scheme = cfg.plan().accounting().scheme();
         return new DatasetAdmission.Accounting(
                 cfg.mechanism().name(),
                 scheme == null ? null : scheme.planId(),
@@ -445,7 +442,7 @@ public final class DatasetLedger implements AutoCloseable {
     public void requireRoom(DatasetPrior prior) {
         try {
             DatasetAdmission.requireRoom(
-                    cfg.datasetId(), prior, cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+                    cfg.datasetId(), prior, cfg.budget().terms(), cfg.plan().worstCase());
         } catch (DatasetAdmission.Refused r) {
             throw RunRefusedException.of(r);
         }
@@ -463,7 +460,7 @@ public final class DatasetLedger implements AutoCloseable {
 
     /** The run filter's plan, whose order converts an uncapped dataset's curve (null: none). */
     EnsembleBudgetFilter.Config runOrder() {
-        return RunBudget.runConfig(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        return RunBudget.runConfig(cfg.budget().terms(), cfg.plan().worstCase());
     }
 
     /**

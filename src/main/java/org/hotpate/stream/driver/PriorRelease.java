@@ -39,12 +39,11 @@ public final class PriorRelease {
 
     /** Releases the run's prior (or finds a resumed run's); null when the run has none. */
     static Released release(JobConfig cfg, String runId, boolean resume) throws IOException {
-        PriorPlan plan = CoreBindings.priorPlan(cfg);
+        PriorPlan plan = cfg.plan().prior();
         if (plan == null) {
             return null;
         }
-        DpNgramExtraction x =
-                plan.extraction(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        DpNgramExtraction x = plan.extraction(cfg.budget().terms(), cfg.plan().worstCase());
         Path file =
                 Path.of(cfg.output().dir()).resolve(runId).resolve("prior.jsonl").toAbsolutePath();
         DpNgramExtraction.Released table;

@@ -15,7 +15,6 @@ import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.model.SyntheticRecord;
-import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 
 /**
@@ -60,7 +59,7 @@ record RunReport(
         writeLines(
                 out.resolve("records.jsonl"),
                 outcome.records().stream().map(this::record).toList());
-        if (cfg.individualPlan() != null) {
+        if (cfg.plan().perTeacherPlan() != null) {
             writeLines(out.resolve("teachers.jsonl"), teachers());
         }
         writeLines(
@@ -168,7 +167,7 @@ record RunReport(
                 rows.get(e.teacherId()).put("retired", true);
             }
         }
-        IndividualPlan plan = cfg.individualPlan();
+        IndividualPlan plan = cfg.plan().perTeacherPlan();
         if (plan != null) {
             double delta = cfg.budget().targetTeacherDelta();
             for (ObjectNode o : rows.values()) {
@@ -225,7 +224,7 @@ record RunReport(
         if (cfg.mechanismPlan().isPresent()) {
             s.put("mechanismPlannedBy", AutoPlanner.NAME);
         }
-        if (cfg.individualPlan() != null) {
+        if (cfg.plan().perTeacherPlan() != null) {
             // The per-teacher target is public; what each teacher spent is not (teachers.jsonl).
             s.put("perTeacherEpsilon", cfg.budget().perTeacherEpsilon());
             s.put("perTeacherDelta", cfg.budget().targetTeacherDelta());
@@ -350,12 +349,12 @@ record RunReport(
         } catch (java.io.IOException | java.io.UncheckedIOException e) {
             p.putNull("ngrams");
         }
-        var plan = CoreBindings.priorPlan(cfg);
+        var plan = cfg.plan().prior();
         if (plan == null) {
             p.put("kind", "reused"); // teacher.prior-file of an earlier release: no charge here
             return;
         }
-        var x = plan.extraction(cfg.budget().terms(), CoreBindings.worstCaseEvent(cfg));
+        var x = plan.extraction(cfg.budget().terms(), cfg.plan().worstCase());
         p.put("kind", "dp-ngram");
         p.put("share", plan.share());
         p.put("perUser", x.perUser());

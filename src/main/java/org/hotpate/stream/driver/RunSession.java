@@ -33,7 +33,6 @@ import org.hotpate.protocol.TeacherIds;
 import org.hotpate.stream.HotPateJob;
 import org.hotpate.stream.JobIo;
 import org.hotpate.stream.RunContext;
-import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.Topic;
 
@@ -97,7 +96,7 @@ public final class RunSession implements AutoCloseable {
                 new RunOutcome(
                         cfg.generation().sequences(),
                         cfg.generation().concurrency(),
-                        CoreBindings.accountingMode(cfg).feedsOutcomesBack());
+                        cfg.plan().accounting().feedsOutcomesBack());
         this.follower = new RunFollower(cfg, runId, startMs, client, outcome);
     }
 

@@ -6,7 +6,6 @@ import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
-import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 
 /**
@@ -67,7 +66,7 @@ final class RunSummary {
                         RunBudget.enforcedDatasetEpsilon(
                                 prior == null ? DatasetPrior.empty(cfg.datasetId()) : prior,
                                 cfg.budget().terms(),
-                                CoreBindings.worstCaseEvent(cfg)),
+                                cfg.plan().worstCase()),
                         secs,
                         distributions)
                 .writeTo(outputDir);
@@ -108,8 +107,7 @@ final class RunSummary {
                                     prior.epsilon(
                                             cfg.budget().delta(),
                                             RunBudget.runConfig(
-                                                    cfg.budget().terms(),
-                                                    CoreBindings.worstCaseEvent(cfg))));
+                                                    cfg.budget().terms(), cfg.plan().worstCase())));
             System.err.println(
                     "hotpate run: could not re-read the budget ledger ("
                             + e.getMessage()

@@ -368,7 +368,7 @@ class JobSpecTest {
         JobConfig c =
                 JobSpec.parse(SCHEME_B + "budget: {delta: 1.0e-6, per-teacher-epsilon: 1}", "x");
         // σ = 12 at (1, 1e-6): K = 2 under replace-one (5 under add/remove)
-        assertThat(c.individualPlan().limit()).isEqualTo(2);
+        assertThat(c.plan().perTeacherPlan().limit()).isEqualTo(2);
         assertThat(c.budget().targetTeacherDelta()).isEqualTo(1e-6); // default: budget.delta
         assertThat(c.isPrivate()).isTrue();
         assertThat(
@@ -418,8 +418,8 @@ class JobSpecTest {
                                 + " upper: 30, sample-rate: 0.5}}\n"
                                 + "budget: {per-teacher-epsilon: 4}",
                         "x");
-        assertThat(a.individualPlan().scheme()).isEqualTo("scheme-a");
-        assertThat(a.individualPlan().limit()).isEqualTo(2); // 5 under add/remove
+        assertThat(a.plan().perTeacherPlan().scheme()).isEqualTo("scheme-a");
+        assertThat(a.plan().perTeacherPlan().limit()).isEqualTo(2); // 5 under add/remove
         assertThat(a.kafka().topics().name(Topic.TEACHER_FEEDBACK))
                 .isEqualTo("hotpate.teacher-feedback");
         assertThatThrownBy(

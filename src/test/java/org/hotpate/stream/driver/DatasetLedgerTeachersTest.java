@@ -12,7 +12,6 @@ import org.hotpate.io.PseudonymSecrets;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.TeacherIds;
 import org.hotpate.stream.RunContext;
-import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.hotpate.teachers.records.UserDirectory;
@@ -44,7 +43,7 @@ class DatasetLedgerTeachersTest {
     @Test
     void aLaterRunStartsEveryTeacherFromChargesPlusPending() throws Exception {
         JobConfig cfg = spec();
-        String plan = CoreBindings.accountingMode(cfg).scheme().planId();
+        String plan = cfg.plan().accounting().scheme().planId();
         // a run that ended with outcomes in flight: teacher 1 charged twice with one pending,
         // teacher 2 only involved; teacher 3 an old entry without pending
         BudgetLedgerIo.writeTeacherLocal(
@@ -72,7 +71,7 @@ class DatasetLedgerTeachersTest {
     @Test
     void recordsChargesFollowTheUsersWhenASecondBatchShiftsTheRanks() throws Exception {
         JobConfig cfg = spec();
-        String plan = CoreBindings.accountingMode(cfg).scheme().planId();
+        String plan = cfg.plan().accounting().scheme().planId();
         UserDirectory first = UserDirectory.perUser(List.of("bob", "alice", "carol"));
         byte[] secret;
         try (DatasetLedger ledger = DatasetLedger.open(cfg, null)) {
