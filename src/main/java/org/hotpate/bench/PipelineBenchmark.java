@@ -125,7 +125,7 @@ public final class PipelineBenchmark {
             if (kafka != null) {
                 kafka.close();
             }
-            deleteQuietly(work);
+            org.hotpate.io.LocalFiles.deleteTreeQuietly(work);
         }
     }
 
@@ -406,13 +406,5 @@ public final class PipelineBenchmark {
             return "";
         }
         return new String(out, StandardCharsets.UTF_8).trim();
-    }
-
-    private static void deleteQuietly(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException | RuntimeException ignored) {
-            // best effort
-        }
     }
 }

@@ -1,13 +1,15 @@
 package org.hotpate.io;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -72,12 +74,33 @@ public final class LocalFiles {
 
     /**
      * Best-effort {@link #deleteTree}: entries that cannot be deleted are skipped and errors are
-     * swallowed (for temporary directories, where a leftover is harmless).
+     * swallowed (for temporary directories, where a leftover is harmless). Entries that vanish
+     * during the walk (RocksDB removing its own files while a MiniCluster shuts down) are passed
+     * over, not the end of the walk.
      */
     public static void deleteTreeQuietly(Path root) {
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException ignored) {
+        try {
+            Files.walkFileTree(
+                    root,
+                    new SimpleFileVisitor<>() {
+                        @Override
+                        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                            file.toFile().delete();
+                            return FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult visitFileFailed(Path file, IOException e) {
+                            return FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                            dir.toFile().delete();
+                            return FileVisitResult.CONTINUE;
+                        }
+                    });
+        } catch (IOException | RuntimeException ignored) {
             // best effort: a temp dir left behind is harmless
         }
     }

@@ -1,7 +1,5 @@
 package org.hotpate.stream.driver;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.ZonedDateTime;
@@ -94,40 +92,6 @@ final class RunInfra {
             } catch (Exception ignored) {
                 // already gone
             }
-        }
-    }
-
-    /**
-     * Best-effort recursive delete. RocksDB may still be removing its own files while the cancelled
-     * job shuts down, so entries vanishing under the walk are expected and skipped.
-     */
-    static void deleteQuietly(Path root) {
-        try {
-            Files.walkFileTree(
-                    root,
-                    new java.nio.file.SimpleFileVisitor<>() {
-                        @Override
-                        public java.nio.file.FileVisitResult visitFile(
-                                Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
-                            file.toFile().delete();
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public java.nio.file.FileVisitResult visitFileFailed(
-                                Path file, IOException e) {
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-
-                        @Override
-                        public java.nio.file.FileVisitResult postVisitDirectory(
-                                Path dir, IOException e) {
-                            dir.toFile().delete();
-                            return java.nio.file.FileVisitResult.CONTINUE;
-                        }
-                    });
-        } catch (IOException | RuntimeException ignored) {
-            // best effort: a leftover temp directory is harmless
         }
     }
 

@@ -608,7 +608,7 @@ public final class RunSession implements AutoCloseable {
             datasetLedger.close();
         }
         if (flinkTmp != null) {
-            RunInfra.deleteQuietly(flinkTmp);
+            org.hotpate.io.LocalFiles.deleteTreeQuietly(flinkTmp);
         }
     }
 }

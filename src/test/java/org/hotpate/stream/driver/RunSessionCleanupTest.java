@@ -13,13 +13,13 @@ class RunSessionCleanupTest {
         Path root = Files.createDirectories(dir.resolve("flink-tmp/job/op"));
         Files.writeString(root.resolve("sst"), "x");
         Files.writeString(dir.resolve("flink-tmp/top"), "y");
-        RunInfra.deleteQuietly(dir.resolve("flink-tmp"));
+        org.hotpate.io.LocalFiles.deleteTreeQuietly(dir.resolve("flink-tmp"));
         assertThat(dir.resolve("flink-tmp")).doesNotExist();
     }
 
     @Test
     void deleteQuietly_missingRoot_doesNotThrow(@TempDir Path dir) {
-        RunInfra.deleteQuietly(dir.resolve("gone"));
+        org.hotpate.io.LocalFiles.deleteTreeQuietly(dir.resolve("gone"));
         assertThat(dir.resolve("gone")).doesNotExist();
     }
 }
