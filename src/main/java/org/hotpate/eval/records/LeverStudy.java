@@ -30,7 +30,7 @@ import org.hotpate.teachers.text.Tokenizer;
  * java -cp target/hotpate-0.1.0-SNAPSHOT-all.jar org.hotpate.eval.records.LeverStudy \
  *   --records data/spamassassin/private.jsonl.gz --public-file data/spamassassin/public.jsonl.gz \
  *   --user-field user --text-field subject --lever auto [--sequences 600] [--public-order 2] \
- *   [--prior share:k[:length]] [--backoff none] ...
+ *   [--prior share:k[:length]] [--backoff none] [--users-per-teacher g] ...
  * </pre>
  *
  * Levers: {@code confident-gnmax:σ1:T:σ2} (the ensemble filter), {@code auto} ({@link
@@ -41,11 +41,12 @@ import org.hotpate.teachers.text.Tokenizer;
  * {@code ChargePlanning} with {@code NeighbourRelation.REPLACE_ONE}, half the add/remove limit).
  * Teachers: {@code --prior share:k[:length]} backs them off to a DP n-gram population prior (the
  * job's {@code teacher.prior: dp-ngram}, charged first to each lever's filter), {@code --backoff
- * none} to nothing (their own records only). Each result also says whose words the text is ({@link
- * TextOrigin}: distinct records, the 10 most common records' share, public-only records, the public
- * model's top-1 share of the released tokens). This is a measuring tool: its noise is secure, but
- * it is not the job, and its numbers are what docs/privacy-efficiency.md reports, not guarantees of
- * a run.
+ * none} to nothing (their own records only); {@code --users-per-teacher g} gives each teacher the
+ * records of about g users (grouped by a hash of the user id, {@link LeverStudySetup#teacherData}).
+ * Each result also says whose words the text is ({@link TextOrigin}: distinct records, the 10 most
+ * common records' share, public-only records, the public model's top-1 share of the released
+ * tokens). This is a measuring tool: its noise is secure, but it is not the job, and its numbers
+ * are what docs/privacy-efficiency.md reports, not guarantees of a run.
  *
  * <p>The corpus and teachers are {@link LeverStudySetup}, one step's votes {@link LeverStep}, the
  * levers {@link LeverPolicies}; this class runs the sequences and measures.
@@ -199,7 +200,8 @@ public final class LeverStudy {
                         LeverStudySetup.PriorOption.parse(o.get("prior")),
                         b,
                         (long) g.sequences() * g.maxSteps(),
-                        !"none".equals(o.getOrDefault("backoff", "public")));
+                        !"none".equals(o.getOrDefault("backoff", "public")),
+                        Integer.parseInt(o.getOrDefault("users-per-teacher", "1")));
         PrintStream samples =
                 o.containsKey("samples")
                         ? new PrintStream(new java.io.FileOutputStream(o.get("samples"), true))

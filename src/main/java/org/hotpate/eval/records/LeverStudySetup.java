@@ -59,6 +59,29 @@ record LeverStudySetup(
         }
     }
 
+    /**
+     * Each teacher's records: one user per teacher ({@code usersPerTeacher} 1), or every user's
+     * records in teacher (a hash of the user id) mod ⌈N / usersPerTeacher⌉ — a function of the id
+     * alone, so replacing one user's data changes one teacher, as with one user per teacher, and
+     * the number of teachers is a function of N (public).
+     */
+    static List<List<int[]>> teacherData(Map<String, List<int[]>> byUser, int usersPerTeacher) {
+        if (usersPerTeacher <= 1) {
+            return new ArrayList<>(byUser.values());
+        }
+        int m = (byUser.size() + usersPerTeacher - 1) / usersPerTeacher;
+        List<List<int[]>> groups = new ArrayList<>();
+        for (int i = 0; i < m; i++) {
+            groups.add(new ArrayList<>());
+        }
+        for (Map.Entry<String, List<int[]>> e : byUser.entrySet()) {
+            long h = org.hotpate.core.randomness.SeedDerivation.teacherKey(e.getKey());
+            groups.get((int) Math.floorMod(h, (long) m)).addAll(e.getValue());
+        }
+        groups.removeIf(List::isEmpty);
+        return groups;
+    }
+
     static LeverStudySetup load(
             Path records,
             RecordFields fields,
@@ -69,7 +92,8 @@ record LeverStudySetup(
             PriorOption priorOption,
             PrivacyBudget budget,
             long plannedPositions,
-            boolean publicBackoff)
+            boolean publicBackoff,
+            int usersPerTeacher)
             throws Exception {
         Tokenizer tok = Tokenizer.named("cl100k_base");
         RecordsCorpus corpus = RecordsCorpus.load(records, fields, tok);
@@ -111,7 +135,7 @@ record LeverStudySetup(
                     table.levels().stream().map(m -> "" + m.size()).toList());
         }
         List<NgramModel> teachers = new ArrayList<>();
-        for (List<int[]> l : byUser.values()) {
+        for (List<int[]> l : teacherData(byUser, usersPerTeacher)) {
             NgramModel m =
                     new NgramModel(
                             order,
