@@ -124,4 +124,22 @@ public final class RunAdmission {
                             + " and this run's outputs wait for that");
         }
     }
+
+    /**
+     * The CLI's admission on an opened ledger: a fresh run under a new run id, or a resume from
+     * {@code resume}'s snapshot ({@code oneStoreClient}: see {@link #admit}).
+     */
+    static Admitted cli(
+            DatasetLedger ledger,
+            String runId,
+            RunSession.Resume resume,
+            Properties oneStoreClient,
+            Runnable afterHold) {
+        DatasetAdmission.Request req =
+                resume == null
+                        ? new DatasetAdmission.Request(runId, DatasetAdmission.Start.FRESH, null)
+                        : new DatasetAdmission.Request(
+                                runId, DatasetAdmission.Start.RESUME, resume.metadata().snapshot());
+        return admit(ledger, req, oneStoreClient, afterHold, Duration.ZERO, System.err);
+    }
 }

@@ -26,7 +26,6 @@ import org.hotpate.model.Rejected;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
 import org.hotpate.model.Vote;
-import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.LocalHold;
 import org.hotpate.protocol.TeacherIds;
@@ -225,7 +224,7 @@ public final class RunSession implements AutoCloseable {
      */
     private void composePrior() {
         RunAdmission.Admitted a =
-                admit(
+                RunAdmission.cli(
                         datasetLedger,
                         runId,
                         resume,
@@ -235,25 +234,6 @@ public final class RunSession implements AutoCloseable {
                                         cfg, client, datasetLedger, runId));
         account = a.account();
         prior = a.prior();
-    }
-
-    /**
-     * The CLI's admission on an opened ledger: a fresh run under a new run id, or a resume from
-     * {@code resume}'s snapshot ({@code oneStoreClient}: see {@link RunAdmission#admit}).
-     */
-    static RunAdmission.Admitted admit(
-            DatasetLedger ledger,
-            String runId,
-            Resume resume,
-            Properties oneStoreClient,
-            Runnable afterHold) {
-        DatasetAdmission.Request req =
-                resume == null
-                        ? new DatasetAdmission.Request(runId, DatasetAdmission.Start.FRESH, null)
-                        : new DatasetAdmission.Request(
-                                runId, DatasetAdmission.Start.RESUME, resume.metadata().snapshot());
-        return RunAdmission.admit(
-                ledger, req, oneStoreClient, afterHold, Duration.ZERO, System.err);
     }
 
     /**

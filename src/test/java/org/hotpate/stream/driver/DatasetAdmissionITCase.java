@@ -128,7 +128,7 @@ class DatasetAdmissionITCase {
             DatasetLedger ledger = DatasetLedger.open(cfg, kafkaLedger ? client : null);
             try {
                 return new Held(
-                        ledger, RunSession.admit(ledger, runId, resume, client, () -> {}), runId);
+                        ledger, RunAdmission.cli(ledger, runId, resume, client, () -> {}), runId);
             } catch (RuntimeException e) {
                 ledger.close();
                 throw e;

@@ -72,12 +72,12 @@ class DatasetLedgerTest {
 
     /** The CLI's admission of a fresh run {@code runId} ({@link RunSession#admit}). */
     static RunAdmission.Admitted fresh(DatasetLedger ledger, String runId) {
-        return RunSession.admit(ledger, runId, null, null, () -> {});
+        return RunAdmission.cli(ledger, runId, null, null, () -> {});
     }
 
     /** The ledger account the CLI's admission gives a resume of {@code md}. */
     static String resumed(DatasetLedger ledger, RunMetadata md) {
-        return RunSession.admit(ledger, md.runId(), new RunSession.Resume(md, "sp"), null, () -> {})
+        return RunAdmission.cli(ledger, md.runId(), new RunSession.Resume(md, "sp"), null, () -> {})
                 .account();
     }
 
