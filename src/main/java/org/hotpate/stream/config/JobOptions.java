@@ -1,5 +1,9 @@
 package org.hotpate.stream.config;
 
+import static org.hotpate.stream.config.Option.openUnit;
+import static org.hotpate.stream.config.Option.positive;
+import static org.hotpate.stream.config.Option.positiveLong;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,18 +30,6 @@ public final class JobOptions {
     }
 
     private static final String ID = "[A-Za-z0-9._-]+";
-
-    private static Option<Integer> positive(Option<Integer> o) {
-        return o.check(v -> v > 0, "be > 0");
-    }
-
-    private static Option<Long> positiveLong(Option<Long> o) {
-        return o.check(v -> v > 0, "be > 0");
-    }
-
-    private static Option<Double> openUnit(Option<Double> o) {
-        return o.check(v -> v > 0 && v < 1, "be in (0, 1)");
-    }
 
     // ---- run ----
 

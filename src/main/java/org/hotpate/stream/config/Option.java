@@ -329,4 +329,19 @@ public final class Option<T> {
     public String toString() {
         return key;
     }
+
+    /** {@code o}, checked to be > 0 (the shared rule of the option registries). */
+    static Option<Integer> positive(Option<Integer> o) {
+        return o.check(v -> v > 0, "be > 0");
+    }
+
+    /** {@code o}, checked to be > 0. */
+    static Option<Long> positiveLong(Option<Long> o) {
+        return o.check(v -> v > 0, "be > 0");
+    }
+
+    /** {@code o}, checked to be in (0, 1). */
+    static Option<Double> openUnit(Option<Double> o) {
+        return o.check(v -> v > 0 && v < 1, "be in (0, 1)");
+    }
 }

@@ -1,5 +1,7 @@
 package org.hotpate.stream.config;
 
+import static org.hotpate.stream.config.Option.positive;
+
 import java.util.ArrayList;
 import java.util.List;
 import org.hotpate.teachers.text.Tokenizer;
@@ -17,12 +19,6 @@ public final class RecordsOptions {
     private static <T> Option<T> declare(Option<T> o) {
         DECLARED.add(o);
         return o;
-    }
-
-    private static final String ID = "[A-Za-z0-9._-]+";
-
-    private static Option<Integer> positive(Option<Integer> o) {
-        return o.check(v -> v > 0, "be > 0");
     }
 
     public static final Option<String> RECORDS_FILE =

@@ -2,6 +2,7 @@ package org.hotpate.stream.driver;
 
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
@@ -139,5 +140,61 @@ final class RunInfra {
                 .stateDir()
                 .orElseGet(
                         () -> outputDir.resolve("checkpoints").toAbsolutePath().toUri().toString());
+    }
+
+    /**
+     * Stops {@code job} with a savepoint in {@code targetDir} within {@code timeout} and returns
+     * its path; while the job's tasks are still initialising ({@link #tasksNotYetRunning}) it tries
+     * again every second instead of failing (a stop right after a resume otherwise cancelled it).
+     */
+    static String stopWithSavepoint(
+            org.apache.flink.core.execution.JobClient job, String targetDir, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return job.stopWithSavepoint(
+                                false,
+                                targetDir,
+                                org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                        .get(
+                                Math.max(1, deadline - System.nanoTime()),
+                                java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!tasksNotYetRunning(e) || System.nanoTime() + 1_000_000_000L > deadline) {
+                    throw e;
+                }
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    /**
+     * Whether a failed stop-with-savepoint only met tasks that are not running yet (a job just
+     * submitted or restored): Flink declines the savepoint with {@code
+     * NOT_ALL_REQUIRED_TASKS_RUNNING}, and a later try succeeds. Read from the cause chain, by the
+     * reason or — across the REST client, which may hand back a {@code SerializedThrowable} — by
+     * its message.
+     */
+    static boolean tasksNotYetRunning(Throwable failure) {
+        String reason =
+                org.apache.flink.runtime.checkpoint.CheckpointFailureReason
+                        .NOT_ALL_REQUIRED_TASKS_RUNNING
+                        .message();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.flink.runtime.checkpoint.CheckpointException c
+                    && c.getCheckpointFailureReason()
+                            == org.apache.flink.runtime.checkpoint.CheckpointFailureReason
+                                    .NOT_ALL_REQUIRED_TASKS_RUNNING) {
+                return true;
+            }
+            if (t.getMessage() != null && t.getMessage().contains(reason)) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 }

@@ -377,12 +377,7 @@ public final class RunSession implements AutoCloseable {
      * directory) and returns its path; the run can go on with {@link #resume} from it.
      */
     public String stopWithSavepoint(String targetDir, Duration timeout) throws Exception {
-        String path =
-                job.stopWithSavepoint(
-                                false,
-                                targetDir,
-                                org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
-                        .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        String path = RunInfra.stopWithSavepoint(job, targetDir, timeout);
         // The ledger entry as the stopped job left it: a resume that finds more forks.
         metadata().atSavepoint(account, datasetLedger.entry(account)).writeInto(path);
         savepoint = path;
