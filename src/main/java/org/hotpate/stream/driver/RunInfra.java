@@ -144,8 +144,9 @@ final class RunInfra {
 
     /**
      * Stops {@code job} with a savepoint in {@code targetDir} within {@code timeout} and returns
-     * its path; while the job's tasks are still initialising ({@link #tasksNotYetRunning}) it tries
-     * again every second instead of failing (a stop right after a resume otherwise cancelled it).
+     * its path; while Flink declines the savepoint only for now ({@link #declinedForNow}: tasks
+     * still starting, a bounded source closing) it tries again every second instead of failing (a
+     * stop right after a resume otherwise cancelled the job).
      */
     static String stopWithSavepoint(
             org.apache.flink.core.execution.JobClient job, String targetDir, Duration timeout)
@@ -161,7 +162,7 @@ final class RunInfra {
                                 Math.max(1, deadline - System.nanoTime()),
                                 java.util.concurrent.TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.ExecutionException e) {
-                if (!tasksNotYetRunning(e) || System.nanoTime() + 1_000_000_000L > deadline) {
+                if (!declinedForNow(e) || System.nanoTime() + 1_000_000_000L > deadline) {
                     throw e;
                 }
                 Thread.sleep(1000);
@@ -170,25 +171,34 @@ final class RunInfra {
     }
 
     /**
-     * Whether a failed stop-with-savepoint only met tasks that are not running yet (a job just
-     * submitted or restored): Flink declines the savepoint with {@code
-     * NOT_ALL_REQUIRED_TASKS_RUNNING}, and a later try succeeds. Read from the cause chain, by the
-     * reason or — across the REST client, which may hand back a {@code SerializedThrowable} — by
-     * its message.
+     * The reasons Flink declines a savepoint only for now: a job just submitted or restored has
+     * tasks not running yet, or not ready, or closing (a bounded source finishing its part) — a
+     * later try succeeds.
      */
-    static boolean tasksNotYetRunning(Throwable failure) {
-        String reason =
-                org.apache.flink.runtime.checkpoint.CheckpointFailureReason
-                        .NOT_ALL_REQUIRED_TASKS_RUNNING
-                        .message();
+    private static final java.util.EnumSet<
+                    org.apache.flink.runtime.checkpoint.CheckpointFailureReason>
+            DECLINED_FOR_NOW =
+                    java.util.EnumSet.of(
+                            org.apache.flink.runtime.checkpoint.CheckpointFailureReason
+                                    .NOT_ALL_REQUIRED_TASKS_RUNNING,
+                            org.apache.flink.runtime.checkpoint.CheckpointFailureReason
+                                    .CHECKPOINT_DECLINED_TASK_NOT_READY,
+                            org.apache.flink.runtime.checkpoint.CheckpointFailureReason
+                                    .CHECKPOINT_DECLINED_TASK_CLOSING);
+
+    /**
+     * Whether a failed stop-with-savepoint was declined only for now ({@link #DECLINED_FOR_NOW}).
+     * Read from the cause chain, by the reason or — across the REST client, which may hand back a
+     * {@code SerializedThrowable} — by the reason's message.
+     */
+    static boolean declinedForNow(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof org.apache.flink.runtime.checkpoint.CheckpointException c
-                    && c.getCheckpointFailureReason()
-                            == org.apache.flink.runtime.checkpoint.CheckpointFailureReason
-                                    .NOT_ALL_REQUIRED_TASKS_RUNNING) {
+                    && DECLINED_FOR_NOW.contains(c.getCheckpointFailureReason())) {
                 return true;
             }
-            if (t.getMessage() != null && t.getMessage().contains(reason)) {
+            String m = t.getMessage();
+            if (m != null && DECLINED_FOR_NOW.stream().anyMatch(r -> m.contains(r.message()))) {
                 return true;
             }
             if (t.getCause() == t) {

@@ -21,29 +21,33 @@ class RunInfraTest {
     }
 
     @Test
-    void tasksNotYetRunningIsRetriedWhetherTheCauseCameBackTypedOrSerialized() {
+    void aDeclineForNowIsRetriedWhetherTheCauseCameBackTypedOrSerialized() {
         CheckpointException notRunning =
                 new CheckpointException(
                         "Checkpoint triggering task kafka-sink: Writer (1/1) is not being executed"
                                 + " at the moment. Aborting checkpoint.",
                         CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING);
-        assertThat(RunInfra.tasksNotYetRunning(asTheClientSeesIt(notRunning))).isTrue();
-        assertThat(
-                        RunInfra.tasksNotYetRunning(
-                                asTheClientSeesIt(new SerializedThrowable(notRunning))))
+        assertThat(RunInfra.declinedForNow(asTheClientSeesIt(notRunning))).isTrue();
+        assertThat(RunInfra.declinedForNow(asTheClientSeesIt(new SerializedThrowable(notRunning))))
+                .isTrue();
+        // the next try, a second later, met the bounded start source finishing its part
+        CheckpointException closing =
+                new CheckpointException(CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_CLOSING);
+        assertThat(RunInfra.declinedForNow(asTheClientSeesIt(closing))).isTrue();
+        assertThat(RunInfra.declinedForNow(asTheClientSeesIt(new SerializedThrowable(closing))))
                 .isTrue();
     }
 
     @Test
     void anyOtherFailureIsNot() {
         assertThat(
-                        RunInfra.tasksNotYetRunning(
+                        RunInfra.declinedForNow(
                                 asTheClientSeesIt(
                                         new CheckpointException(
                                                 CheckpointFailureReason.CHECKPOINT_DECLINED))))
                 .isFalse();
-        assertThat(RunInfra.tasksNotYetRunning(asTheClientSeesIt(new IllegalStateException("x"))))
+        assertThat(RunInfra.declinedForNow(asTheClientSeesIt(new IllegalStateException("x"))))
                 .isFalse();
-        assertThat(RunInfra.tasksNotYetRunning(new ExecutionException(null))).isFalse();
+        assertThat(RunInfra.declinedForNow(new ExecutionException(null))).isFalse();
     }
 }
