@@ -5,7 +5,6 @@ import org.hotpate.core.randomness.StepRandomness;
 import org.hotpate.core.sampling.Sampler;
 import org.hotpate.core.sampling.TeacherDistribution;
 import org.hotpate.core.vote.VoteHistogram;
-import org.hotpate.teachers.ngram.NgramDistributions;
 import org.hotpate.teachers.ngram.NgramModel;
 
 /**
@@ -26,16 +25,13 @@ final class LeverStep {
         int v = s.tok().vocabularySize();
         LeverStep st = new LeverStep();
         st.randomness = StepRandomness.forStep(seed, v);
-        NgramDistributions.SharedBackoff shared =
-                NgramDistributions.SharedBackoff.at(s.backoff(), prefix, v);
         Sampler co = sampler;
         VoteHistogram.Builder b = VoteHistogram.builder(s.n());
         st.votes = new int[s.n()];
         for (int i = 0; i < s.n(); i++) {
             int vote = VoteHistogram.ABSTAIN;
             if (active == null || active[i]) {
-                NgramModel.Next x =
-                        NgramDistributions.next(s.teachers().get(i), "", prefix, 64, shared);
+                NgramModel.Next x = s.teachers().get(i).next("", prefix, 64);
                 vote =
                         co.vote(
                                 TeacherDistribution.SparseProbabilities.ofNonZero(

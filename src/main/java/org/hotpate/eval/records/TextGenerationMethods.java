@@ -21,7 +21,6 @@ import org.hotpate.core.mechanism.Mechanisms;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PmixedPrivacy;
 import org.hotpate.core.sampling.TeacherDistribution;
-import org.hotpate.teachers.ngram.NgramDistributions;
 import org.hotpate.teachers.ngram.NgramModel;
 
 /**
@@ -135,25 +134,13 @@ final class TextGenerationMethods {
                             return c.n();
                         }
 
-                        private int[] lastPrefix;
-                        private NgramDistributions.SharedBackoff shared;
-
                         @Override
                         public TeacherDistribution next(int teacher, int[] prefix) {
                             try {
-                                if (prefix != lastPrefix) { // one step asks every teacher
-                                    shared =
-                                            NgramDistributions.SharedBackoff.at(
-                                                    c.publicModel(), prefix, c.vocab());
-                                    lastPrefix = prefix;
-                                }
+                                // the public side of a prefix is computed once, on the public
+                                // model, for every teacher backing off to it
                                 NgramModel.Next x =
-                                        NgramDistributions.next(
-                                                c.teachers().get(teacher),
-                                                key,
-                                                prefix,
-                                                o.topK(),
-                                                shared);
+                                        c.teachers().get(teacher).next(key, prefix, o.topK());
                                 return TeacherDistribution.SparseProbabilities.ofNonZero(
                                         x.tokens(), x.probs());
                             } catch (Exception e) {

@@ -208,20 +208,33 @@ public final class NgramModel {
             return new Next(new int[0], new double[0]);
         }
         List<FollowerTable> own = tables(label, history);
-        PublicView view = backoff == null ? null : publicView(history);
+        PublicView view = backoff == null ? null : backoff.viewAsBackoff(history, vocabularySize);
         double uniform = 1.0 / vocabularySize;
         int[] mine = union(own);
         int n = mine.length;
+        int owned = n;
         int cap = n + topK;
         int[] c = new int[cap];
         double[] p = new double[cap];
         for (int i = 0; i < n; i++) {
             int w = mine[i];
-            double base = view == null ? uniform : interpolate(view.tables, w, uniform);
+            double base = view == null ? uniform : view.probability(w);
             c[i] = w;
             p[i] = interpolate(own, w, backoffWeight * base);
         }
         if (view != null) {
+            // Off this teacher's own tokens every count is 0: each non-empty level maps p to
+            // (0 + d·p) / (t + d) — computed here without looking the token up (the same
+            // floating-point operations as interpolate, so the same bits).
+            int levels = 0;
+            double[] distinct = new double[own.size()];
+            double[] denominator = new double[own.size()];
+            for (FollowerTable t : own) {
+                if (t.total() > 0) {
+                    distinct[levels] = t.distinct();
+                    denominator[levels++] = t.total() + t.distinct();
+                }
+            }
             int taken = 0;
             double kth = Double.NaN;
             for (int r = 0; r < view.tokens.length; r++) {
@@ -229,7 +242,10 @@ public final class NgramModel {
                 if (Arrays.binarySearch(mine, w) >= 0) {
                     continue;
                 }
-                double pw = interpolate(own, w, backoffWeight * view.probs[r]);
+                double pw = backoffWeight * view.probs[r];
+                for (int l = 0; l < levels; l++) {
+                    pw = (0 + distinct[l] * pw) / denominator[l];
+                }
                 if (taken >= topK && pw < kth) {
                     break; // every later token scores <= pw < the k-th: none can enter the top-k
                 }
@@ -244,7 +260,7 @@ public final class NgramModel {
                 }
             }
         }
-        return top(c, p, n, topK);
+        return topMerged(c, p, owned, n, topK);
     }
 
     /**
@@ -272,8 +288,40 @@ public final class NgramModel {
 
     /** The first {@code topK} of {@code c[0, n)} by p descending, then id ascending. */
     private static Next top(int[] c, double[] p, int n, int topK) {
-        int[] idx = order(c, p, n);
+        return answer(c, p, order(c, p, n), Math.max(0, Math.min(topK, n)));
+    }
+
+    /**
+     * {@link #top} when {@code c[owned, n)} is already by p descending except among equal p (the
+     * public-only candidates, walked in the public ranking): the teacher's own candidates are
+     * sorted, the public ones put in order among their ties, and the two merged — the same answer
+     * without sorting the public ones again.
+     */
+    private static Next topMerged(int[] c, double[] p, int owned, int n, int topK) {
+        int[] mine = order(c, p, owned);
+        int m = n - owned;
+        int[] pub = new int[m];
+        for (int i = 0; i < m; i++) { // insertion: moves only ties that are out of id order
+            int x = owned + i;
+            int j = i - 1;
+            while (j >= 0 && before(x, pub[j], c, p)) {
+                pub[j + 1] = pub[j];
+                j--;
+            }
+            pub[j + 1] = x;
+        }
         int k = Math.max(0, Math.min(topK, n));
+        int[] idx = new int[k];
+        int i = 0;
+        int j = 0;
+        for (int r = 0; r < k; r++) {
+            idx[r] = j >= m || (i < owned && before(mine[i], pub[j], c, p)) ? mine[i++] : pub[j++];
+        }
+        return answer(c, p, idx, k);
+    }
+
+    /** The candidates {@code idx[0, k)} of c as an answer, Σp kept ≤ 1. */
+    private static Next answer(int[] c, double[] p, int[] idx, int k) {
         int[] tokens = new int[k];
         double[] probs = new double[k];
         double sum = 0;
@@ -290,18 +338,54 @@ public final class NgramModel {
         return new Next(tokens, probs);
     }
 
-    /** Indices of {@code c[0, n)} sorted by p descending, then id ascending (a total order). */
+    /**
+     * Indices of {@code c[0, n)} sorted by p descending, then id ascending (a total order, so any
+     * correct sort gives the same answer): a merge sort over primitive indices (the boxed sort it
+     * replaced was a tenth of a run's samples, docs/privacy-efficiency.md).
+     */
     private static int[] order(int[] c, double[] p, int n) {
-        Integer[] idx = new Integer[n];
+        int[] idx = new int[n];
+        int[] buf = new int[n];
         for (int i = 0; i < n; i++) {
             idx[i] = i;
         }
-        Arrays.sort(idx, (a, b) -> p[a] != p[b] ? Double.compare(p[b], p[a]) : c[a] - c[b]);
-        int[] out = new int[n];
-        for (int i = 0; i < n; i++) {
-            out[i] = idx[i];
+        for (int lo = 0; lo < n; lo += 16) { // runs of 16 by insertion
+            int hi = Math.min(lo + 16, n);
+            for (int i = lo + 1; i < hi; i++) {
+                int x = idx[i];
+                int j = i - 1;
+                while (j >= lo && before(x, idx[j], c, p)) {
+                    idx[j + 1] = idx[j];
+                    j--;
+                }
+                idx[j + 1] = x;
+            }
         }
-        return out;
+        for (int width = 16; width < n; width *= 2) {
+            for (int lo = 0; lo < n - width; lo += 2 * width) {
+                int mid = lo + width;
+                int hi = Math.min(lo + 2 * width, n);
+                int i = lo;
+                int j = mid;
+                int k = lo;
+                while (i < mid && j < hi) {
+                    buf[k++] = before(idx[j], idx[i], c, p) ? idx[j++] : idx[i++];
+                }
+                while (i < mid) {
+                    buf[k++] = idx[i++];
+                }
+                while (j < hi) {
+                    buf[k++] = idx[j++];
+                }
+                System.arraycopy(buf, lo, idx, lo, hi - lo);
+            }
+        }
+        return idx;
+    }
+
+    /** Whether candidate a ranks before b: higher p, then the smaller id. */
+    private static boolean before(int a, int b, int[] c, double[] p) {
+        return p[a] != p[b] ? p[a] > p[b] : c[a] < c[b];
     }
 
     /** The distinct tokens of {@code tables}, ascending. */
@@ -330,26 +414,62 @@ public final class NgramModel {
 
     /**
      * The backoff model's tables of one context and its candidates (every token with a count at
-     * some level) ranked by P_pub descending, then id ascending. Public only: built from the
-     * backoff model, never from this model's counts.
+     * some level) ranked by P_pub descending, then id ascending, with P_pub by token id. Public
+     * only: built from the backoff model, never from a private model's counts.
      */
     private static final class PublicView {
         final long backoffVersion;
-        final List<FollowerTable> tables;
+        final int vocabularySize;
         final int[] tokens;
         final double[] probs;
 
-        PublicView(long backoffVersion, List<FollowerTable> tables, int[] tokens, double[] probs) {
+        /** The candidates ascending by id, and their P_pub. */
+        final int[] ids;
+
+        final double[] idProbs;
+
+        /** P_pub of a token with no count at any level (the same for every such token). */
+        final double unseen;
+
+        PublicView(long backoffVersion, int vocabularySize, List<FollowerTable> tables) {
             this.backoffVersion = backoffVersion;
-            this.tables = tables;
-            this.tokens = tokens;
-            this.probs = probs;
+            this.vocabularySize = vocabularySize;
+            double uniform = 1.0 / vocabularySize;
+            ids = union(tables);
+            idProbs = new double[ids.length];
+            for (int i = 0; i < ids.length; i++) {
+                idProbs[i] = interpolate(tables, ids[i], uniform);
+            }
+            int[] idx = order(ids, idProbs, ids.length);
+            tokens = new int[ids.length];
+            probs = new double[ids.length];
+            for (int i = 0; i < ids.length; i++) {
+                tokens[i] = ids[idx[i]];
+                probs[i] = idProbs[idx[i]];
+            }
+            double u = uniform;
+            for (FollowerTable t : tables) { // interpolate for a count of 0 at every level
+                if (t.total() > 0) {
+                    u = (0 + t.distinct() * u) / (t.total() + t.distinct());
+                }
+            }
+            unseen = u;
+        }
+
+        /** P_pub(w | context): interpolate(tables, w, 1/|V|), looked up. */
+        double probability(int w) {
+            int i = Arrays.binarySearch(ids, w);
+            return i >= 0 ? idProbs[i] : unseen;
         }
     }
 
     /** Contexts whose public view is kept (the in-flight sequences' contexts, LRU). */
     private static final int PUBLIC_VIEWS = 64;
 
+    /**
+     * Kept on the public model, so every private model backing off to it (one per teacher in the
+     * evaluation, one per subtask in the job) shares one view per context.
+     */
     private final Map<String, PublicView> publicViews =
             new LinkedHashMap<>(16, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
@@ -360,34 +480,22 @@ public final class NgramModel {
                 }
             };
 
-    private PublicView publicView(int[] history) throws Exception {
-        int[] h = context(history);
-        String key = ContextKey.of("", h, 0, h.length);
-        long version = backoff.version;
+    /** This model's side of {@code history} as the backoff of private models over |V| tokens. */
+    private PublicView viewAsBackoff(int[] history, int privateVocabularySize) throws Exception {
+        String key = ContextKey.of("", context(history), 0, order - 1);
+        long v = version;
         synchronized (publicViews) {
-            PublicView v = publicViews.get(key);
-            if (v != null && v.backoffVersion == version) {
-                return v;
+            PublicView view = publicViews.get(key);
+            if (view != null
+                    && view.backoffVersion == v
+                    && view.vocabularySize == privateVocabularySize) {
+                return view;
             }
         }
-        List<FollowerTable> pub = backoff.tables("", history);
-        int[] c = union(pub);
-        double[] p = new double[c.length];
-        double uniform = 1.0 / vocabularySize;
-        for (int i = 0; i < c.length; i++) {
-            p[i] = interpolate(pub, c[i], uniform);
-        }
-        int[] idx = order(c, p, c.length);
-        int[] tokens = new int[c.length];
-        double[] probs = new double[c.length];
-        for (int i = 0; i < c.length; i++) {
-            tokens[i] = c[idx[i]];
-            probs[i] = p[idx[i]];
-        }
-        PublicView v = new PublicView(version, pub, tokens, probs);
+        PublicView view = new PublicView(v, privateVocabularySize, tables("", history));
         synchronized (publicViews) {
-            publicViews.put(key, v);
+            publicViews.put(key, view);
         }
-        return v;
+        return view;
     }
 }

@@ -157,6 +157,50 @@ class NgramModelTest {
     }
 
     /**
+     * The public side of a context is cached on the public model and shared by every private model
+     * backing off to it: interleaved teachers each still answer their own exhaustive definition,
+     * and a public model that learns more after a view was built is read again.
+     */
+    @Test
+    void teachersSharingOneBackoffEachAnswerTheirExhaustiveDefinition() throws Exception {
+        java.util.Random rnd = new java.util.Random(7L);
+        int vocab = 60;
+        int eot = 59;
+        NgramModel pub = new NgramModel(2, vocab, eot, new InMemoryContextStore(), null);
+        for (int r = 0; r < 50; r++) {
+            pub.add("", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(9)));
+        }
+        java.util.List<NgramModel> teachers = new java.util.ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            NgramModel m =
+                    new NgramModel(3, vocab, eot, new InMemoryContextStore(), pub, t < 3 ? 1 : 0.5);
+            for (int r = 0; r < 1 + t; r++) {
+                m.add("", randomTokens(rnd, vocab - 1, 1 + rnd.nextInt(6)));
+            }
+            teachers.add(m);
+        }
+        int compared = 0;
+        for (int round = 0; round < 2; round++) {
+            for (int q = 0; q < 15; q++) {
+                int[] history = randomTokens(rnd, vocab - 1, rnd.nextInt(4));
+                for (NgramModel m : teachers) {
+                    NgramModel.Next fast = m.next("", history, 64);
+                    assertThat(fast.tokens())
+                            .containsExactly(m.nextExhaustive("", history, 64).tokens());
+                    assertThat(fast.probs())
+                            .containsExactly(m.nextExhaustive("", history, 64).probs());
+                    compared++;
+                }
+            }
+            // the public model learns a new token after every view above was built
+            pub.add("", new int[] {vocab - 2, vocab - 2, vocab - 2});
+        }
+        assertThat(compared).isEqualTo(2 * 15 * 6);
+        assertThat(teachers.get(0).next("", new int[] {vocab - 2}, 64).tokens())
+                .contains(vocab - 2);
+    }
+
+    /**
      * With backoff weight γ the model keeps its own counts' mass and hands the backoff only γ of
      * its share: Σ_w P(w | h) = 1 − (1 − γ)·Π d/(t + d) over the non-empty levels, and the unlisted
      * remainder abstains.
