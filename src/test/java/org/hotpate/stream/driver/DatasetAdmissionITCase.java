@@ -20,8 +20,10 @@ import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaIo;
+import org.hotpate.io.LedgerMarkersIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.KafkaOut;
+import org.hotpate.model.LedgerMarker;
 import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.RunBudget;
 import org.hotpate.stream.config.JobConfig;
@@ -29,6 +31,7 @@ import org.hotpate.stream.config.JobSpec;
 import org.hotpate.stream.config.Topic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -227,6 +230,39 @@ class DatasetAdmissionITCase {
             }
         }
         throw new AssertionError("ledger show lists no dataset " + cfg.datasetId() + ": " + report);
+    }
+
+    /**
+     * A JobManager restarted before its driver released the claim: the run's own claim is still in
+     * the ledger topic, silent. A redeployment of that run waits for it to lapse ({@link
+     * ClusterJob#OWN_CLAIM_WAIT}, longer than the lease timeout) and is admitted; a deployment of
+     * another run is refused at once.
+     */
+    @Test
+    void aRedeploymentWaitsForItsOwnSilentClaimToLapseAndAnotherRunIsRefused() {
+        Driver driver = Driver.CLUSTER_JOB_KAFKA;
+        JobConfig cfg = spec(driver);
+        DatasetLedger.open(cfg, client).close(); // the ledger topic, as a first deployment made it
+        try (LedgerMarkersIo m = new LedgerMarkersIo(client, TOPIC, cfg.datasetId())) {
+            // the claim's time is the broker's (LogAppendTime): it lapses 30 s from now
+            m.append(
+                    LedgerMarker.lease(
+                            cfg.datasetId(),
+                            "k8s-run-1",
+                            "dead0001",
+                            true,
+                            System.currentTimeMillis()));
+        }
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> driver.start(cfg, "k8s-run-2").close())
+                .isInstanceOf(DatasetInUseException.class)
+                .hasMessageContaining("is in use by run k8s-run-1");
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(20_000); // not after a wait
+        try (Held again = driver.start(cfg, "k8s-run-1")) {
+            long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(waitedMs).isGreaterThan(20_000); // it waited for the claim to lapse
+            assertThat(again.admitted().decision().kind()).isEqualTo(DatasetAdmission.Kind.FRESH);
+        }
     }
 
     @ParameterizedTest
