@@ -43,10 +43,14 @@ import org.hotpate.teachers.text.Tokenizer;
  * job's {@code teacher.prior: dp-ngram}, charged first to each lever's filter), {@code --backoff
  * none} to nothing (their own records only); {@code --users-per-teacher g} gives each teacher the
  * records of about g users (grouped by a hash of the user id, {@link LeverStudySetup#teacherData}).
- * Each result also says whose words the text is ({@link TextOrigin}: distinct records, the 10 most
- * common records' share, public-only records, the public model's top-1 share of the released
- * tokens). This is a measuring tool: its noise is secure, but it is not the job, and its numbers
- * are what docs/privacy-efficiency.md reports, not guarantees of a run.
+ * {@code --public-confident p} appends, without a vote or a charge, the public model's top-1 token
+ * wherever the public model alone gives it at least p (a function of public data and released
+ * tokens only; counted as {@code publicTokens}, never as released tokens), once a record has its
+ * {@code --min-tokens} private tokens. Each result also says whose words the text is ({@link
+ * TextOrigin}: distinct records, the 10 most common records' share, public-only records, the public
+ * model's top-1 share of the released tokens). This is a measuring tool: its noise is secure, but
+ * it is not the job, and its numbers are what docs/privacy-efficiency.md reports, not guarantees of
+ * a run.
  *
  * <p>The corpus and teachers are {@link LeverStudySetup}, one step's votes {@link LeverStep}, the
  * levers {@link LeverPolicies}; this class runs the sequences and measures.
@@ -58,6 +62,7 @@ public final class LeverStudy {
     public record Result(
             String lever,
             long tokens,
+            long publicTokens,
             long sequences,
             long started,
             double nonEmptyShare,
@@ -76,7 +81,8 @@ public final class LeverStudy {
             int firstAttempts,
             int minTokens,
             long runSeed,
-            String sampler) {}
+            String sampler,
+            double publicConfident) {}
 
     public static Result run(
             LeverStudySetup s,
@@ -98,12 +104,27 @@ public final class LeverStudy {
         long fails = 0;
         long withPrivate = 0;
         long started = 0;
+        long publicTokens = 0;
         boolean exhausted = false;
         for (int q = 0; q < g.sequences() && !exhausted; q++) {
             List<Integer> gen = new ArrayList<>();
+            int privateHere = 0;
             int attempt = 0;
             while (!exhausted && gen.size() < g.maxSteps()) {
                 int[] prefix = gen.stream().mapToInt(Integer::intValue).toArray();
+                if (g.publicConfident() > 0 && attempt == 0 && privateHere >= g.minTokens()) {
+                    // --public-confident p: where the public model alone puts ≥ p on one token,
+                    // that token is appended without a vote (public data only: no charge)
+                    NgramModel.Next pub = s.publicModel().next("", prefix, 1);
+                    if (pub.tokens().length > 0 && pub.probs()[0] >= g.publicConfident()) {
+                        if (stops(s.tok(), pub.tokens()[0], eos)) {
+                            break;
+                        }
+                        gen.add(pub.tokens()[0]);
+                        publicTokens++;
+                        continue;
+                    }
+                }
                 long seed = SeedDerivation.stepSeed(g.runSeed(), "s" + q, gen.size(), attempt);
                 int t = p.decide(LeverStep.at(s, prefix, seed, active, sampler));
                 if (t == -2) {
@@ -122,6 +143,7 @@ public final class LeverStudy {
                 }
                 attempt = 0;
                 tokens++;
+                privateHere++;
                 NgramModel.Next top = s.publicModel().next("", prefix, 1);
                 if (top.tokens().length > 0 && top.tokens()[0] == t) {
                     publicTop1++;
@@ -137,7 +159,7 @@ public final class LeverStudy {
             started++;
             String text = s.tok().decode(gen.stream().mapToInt(Integer::intValue).toArray());
             texts.add(text);
-            withPrivate += gen.isEmpty() ? 0 : 1;
+            withPrivate += privateHere == 0 ? 0 : 1;
             if (samples != null) {
                 samples.println(lever + "\t" + text);
             }
@@ -146,6 +168,7 @@ public final class LeverStudy {
         return new Result(
                 lever,
                 tokens,
+                publicTokens,
                 g.sequences(),
                 started,
                 withPrivate / (double) Math.max(1, started),
@@ -178,7 +201,8 @@ public final class LeverStudy {
                         Integer.parseInt(o.getOrDefault("first-attempts", "20")),
                         Integer.parseInt(o.getOrDefault("min-tokens", "1")),
                         Long.parseLong(o.getOrDefault("seed", "7")),
-                        o.getOrDefault("sampler", "coordinated"));
+                        o.getOrDefault("sampler", "coordinated"),
+                        Double.parseDouble(o.getOrDefault("public-confident", "0")));
         int order = Integer.parseInt(o.getOrDefault("order", "3"));
         LeverStudySetup s =
                 LeverStudySetup.load(
@@ -216,6 +240,7 @@ public final class LeverStudy {
                     new Result(
                             name,
                             r.tokens(),
+                            r.publicTokens(),
                             r.sequences(),
                             r.started(),
                             r.nonEmptyShare(),
