@@ -223,18 +223,7 @@ public final class NgramModel {
             p[i] = interpolate(own, w, backoffWeight * base);
         }
         if (view != null) {
-            // Off this teacher's own tokens every count is 0: each non-empty level maps p to
-            // (0 + d·p) / (t + d) — computed here without looking the token up (the same
-            // floating-point operations as interpolate, so the same bits).
-            int levels = 0;
-            double[] distinct = new double[own.size()];
-            double[] denominator = new double[own.size()];
-            for (FollowerTable t : own) {
-                if (t.total() > 0) {
-                    distinct[levels] = t.distinct();
-                    denominator[levels++] = t.total() + t.distinct();
-                }
-            }
+            ZeroCounts unseen = new ZeroCounts(own);
             int taken = 0;
             double kth = Double.NaN;
             for (int r = 0; r < view.tokens.length; r++) {
@@ -242,10 +231,7 @@ public final class NgramModel {
                 if (Arrays.binarySearch(mine, w) >= 0) {
                     continue;
                 }
-                double pw = backoffWeight * view.probs[r];
-                for (int l = 0; l < levels; l++) {
-                    pw = (0 + distinct[l] * pw) / denominator[l];
-                }
+                double pw = unseen.interpolate(backoffWeight * view.probs[r]);
                 if (taken >= topK && pw < kth) {
                     break; // every later token scores <= pw < the k-th: none can enter the top-k
                 }
@@ -388,6 +374,38 @@ public final class NgramModel {
         return p[a] != p[b] ? p[a] > p[b] : c[a] < c[b];
     }
 
+    /**
+     * {@link #interpolate} for a token with no count at any level of {@code tables}: each non-empty
+     * level maps p to (0 + d·p) / (t + d) — the same floating-point operations, so the same bits,
+     * without looking the token up. Built once per answer (per view) and applied per candidate.
+     */
+    private static final class ZeroCounts {
+        private final double[] distinct;
+        private final double[] denominator;
+        private final int levels;
+
+        ZeroCounts(List<FollowerTable> tables) {
+            distinct = new double[tables.size()];
+            denominator = new double[tables.size()];
+            int l = 0;
+            for (FollowerTable t : tables) { // empty context first, as interpolate
+                if (t.total() > 0) {
+                    distinct[l] = t.distinct();
+                    denominator[l++] = t.total() + t.distinct();
+                }
+            }
+            levels = l;
+        }
+
+        double interpolate(double base) {
+            double p = base;
+            for (int l = 0; l < levels; l++) {
+                p = (0 + distinct[l] * p) / denominator[l];
+            }
+            return p;
+        }
+    }
+
     /** The distinct tokens of {@code tables}, ascending. */
     private static int[] union(List<FollowerTable> tables) {
         int size = 0;
@@ -447,13 +465,7 @@ public final class NgramModel {
                 tokens[i] = ids[idx[i]];
                 probs[i] = idProbs[idx[i]];
             }
-            double u = uniform;
-            for (FollowerTable t : tables) { // interpolate for a count of 0 at every level
-                if (t.total() > 0) {
-                    u = (0 + t.distinct() * u) / (t.total() + t.distinct());
-                }
-            }
-            unseen = u;
+            unseen = new ZeroCounts(tables).interpolate(uniform);
         }
 
         /** P_pub(w | context): interpolate(tables, w, 1/|V|), looked up. */
