@@ -110,12 +110,17 @@ public final class LeverStudy {
             List<Integer> gen = new ArrayList<>();
             int privateHere = 0;
             int attempt = 0;
+            NgramModel.Next pub = null;
+            int pubAt = -1;
             while (!exhausted && gen.size() < g.maxSteps()) {
                 int[] prefix = gen.stream().mapToInt(Integer::intValue).toArray();
+                if (pubAt != gen.size()) { // the public model's top-1 at this prefix, once
+                    pub = s.publicModel().next("", prefix, 1);
+                    pubAt = gen.size();
+                }
                 if (g.publicConfident() > 0 && attempt == 0 && privateHere >= g.minTokens()) {
                     // --public-confident p: where the public model alone puts ≥ p on one token,
                     // that token is appended without a vote (public data only: no charge)
-                    NgramModel.Next pub = s.publicModel().next("", prefix, 1);
                     if (pub.tokens().length > 0 && pub.probs()[0] >= g.publicConfident()) {
                         if (stops(s.tok(), pub.tokens()[0], eos)) {
                             break;
@@ -144,8 +149,7 @@ public final class LeverStudy {
                 attempt = 0;
                 tokens++;
                 privateHere++;
-                NgramModel.Next top = s.publicModel().next("", prefix, 1);
-                if (top.tokens().length > 0 && top.tokens()[0] == t) {
+                if (pub.tokens().length > 0 && pub.tokens()[0] == t) {
                     publicTop1++;
                 }
                 if (stops(s.tok(), t, eos)) {
