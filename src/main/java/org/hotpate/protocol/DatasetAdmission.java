@@ -3,7 +3,7 @@ package org.hotpate.protocol;
 import java.util.List;
 import java.util.function.Predicate;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
-import org.hotpate.core.accounting.IndividualSchemes;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.util.Decimals;
 import org.hotpate.model.BudgetRecord;
@@ -314,7 +314,10 @@ public final class DatasetAdmission {
         }
         List<BudgetRecord> ensemble =
                 ledger.records().stream()
-                        .filter(r -> !IndividualSchemes.isIndividual(r.mechanism()))
+                        .filter(
+                                r ->
+                                        !MechanismRegistry.is(
+                                                r.mechanism(), MechanismRegistry.Kind.PER_TEACHER))
                         .toList();
         if (!ensemble.isEmpty()) {
             throw new Refused(

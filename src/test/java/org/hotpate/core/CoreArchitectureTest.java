@@ -2,6 +2,7 @@ package org.hotpate.core;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -189,5 +190,15 @@ class CoreArchitectureTest {
                         "org.apache.kafka..",
                         "org.apache.avro..")
                 .check(CLASSES);
+    }
+
+    /**
+     * Issue 40: no circle between packages — every package of hotpate, each its own slice (a circle
+     * such as {@code core.accounting} ↔ {@code core.mechanism} makes a room that cannot be
+     * understood or tested without the other).
+     */
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().matching("org.hotpate.(**)").should().beFreeOfCycles().check(CLASSES);
     }
 }

@@ -5,13 +5,14 @@ import static org.hotpate.core.util.Preconditions.checkNotNull;
 import static org.hotpate.core.util.Preconditions.checkOpenUnit;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
+import java.util.List;
 import java.util.Map;
-import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.DiscreteLaplace;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.Rational;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.util.ParameterTable;
 
 /**
  * Scheme A in streaming form ({@code mechanism.name: scheme-a}; PRIVACY.md §A.6.1) — an explicit
@@ -34,7 +35,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
  */
 public final class SchemeAStep implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = MechanismRegistry.SCHEME_A;
+    public static final String NAME = "scheme-a";
 
     /**
      * The spec parameters {@code epsilon} (≤ 6 decimals; the noise scale is 1/ε for ε taken never
@@ -43,6 +44,14 @@ public final class SchemeAStep implements java.io.Serializable {
      */
     public record Params(double epsilon, long lower, long upper, double sampleRate)
             implements java.io.Serializable {
+        /** The keys of {@code mechanism.params}, all required. */
+        public static final ParameterTable TABLE =
+                new ParameterTable(
+                        NAME,
+                        List.of("epsilon", "lower", "upper", "sample-rate"),
+                        List.of(),
+                        Map.of("threshold", "takes its band as lower and upper, not threshold"));
+
         public Params {
             checkPositive("epsilon", epsilon);
             checkArgument(
@@ -65,7 +74,7 @@ public final class SchemeAStep implements java.io.Serializable {
 
         /** From {@code mechanism.params}; {@code lower}/{@code upper} must be integers. */
         public static Params fromSpec(Map<String, Double> params) {
-            IndividualSchemes.checkParameters(NAME, params);
+            TABLE.check(params);
             return new Params(
                     params.get("epsilon"),
                     integer("lower", params.get("lower")),

@@ -7,11 +7,11 @@ import static org.hotpate.core.util.Preconditions.checkOpenUnit;
 import static org.hotpate.core.util.Preconditions.checkPositive;
 
 import java.util.Map;
-import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.DiscreteGaussian;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.util.ParameterTable;
 
 /**
  * Scheme B in streaming form ({@code mechanism.name: scheme-b}; PRIVACY.md §A.6.2): the step's
@@ -43,11 +43,15 @@ import org.hotpate.core.privacy.PrivacyEvent;
  */
 public final class SchemeBStep implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
-    public static final String NAME = MechanismRegistry.SCHEME_B;
+    public static final String NAME = "scheme-b";
 
     /** The spec parameters {@code sigma}, {@code threshold}, {@code sample-rate}, validated. */
     public record Params(double sigma, double threshold, double sampleRate)
             implements java.io.Serializable {
+        /** The keys of {@code mechanism.params}, all required. */
+        public static final ParameterTable TABLE =
+                ParameterTable.required(NAME, "sigma", "threshold", "sample-rate");
+
         public Params {
             checkPositive("sigma", sigma);
             checkFinite("threshold", threshold);
@@ -56,9 +60,9 @@ public final class SchemeBStep implements java.io.Serializable {
                     "sample-rate must be in (0, 1]; got " + sampleRate);
         }
 
-        /** From {@code mechanism.params} of a job spec (keys as in {@link IndividualSchemes}). */
+        /** From {@code mechanism.params} of a job spec (keys as in {@link #TABLE}). */
         public static Params fromSpec(Map<String, Double> params) {
-            IndividualSchemes.checkParameters(NAME, params);
+            TABLE.check(params);
             return new Params(
                     params.get("sigma"), params.get("threshold"), params.get("sample-rate"));
         }

@@ -11,21 +11,21 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.SchemeAStep;
 import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.noise.UniformSource;
 import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.core.util.ParameterTable;
 
 /**
  * The one registry of what {@code mechanism.name} may say: every name is spelled here once, with
  * its kind (chosen automatically, an ensemble mechanism, a per-teacher scheme), its parameter table
  * (required and optional keys), whether it is differentially private, and how it is built — an
- * ensemble mechanism's factory, a per-teacher scheme's plan and step event. {@link Mechanisms} and
- * {@link org.hotpate.core.accounting.IndividualSchemes} are views of it; the job configuration
- * validates a spec's name and parameters against it when the spec is loaded.
+ * ensemble mechanism's factory, a per-teacher scheme's plan and step event. {@link Mechanisms} is a
+ * view of it, {@link #perTeacher} the per-teacher one; the job configuration validates a spec's
+ * name and parameters against it when the spec is loaded.
  *
  * <table>
  *   <caption>Names and parameters (R = required, O = optional)</caption>
@@ -60,8 +60,9 @@ public final class MechanismRegistry {
     public static final String CHECKED_GNMAX = "checked-gnmax";
     public static final String HOT_PATE = "hot-pate";
     public static final String HOT_PATE_HETEROGENEOUS = "hot-pate-heterogeneous";
-    public static final String SCHEME_B = "scheme-b";
-    public static final String SCHEME_A = "scheme-a";
+    // the per-teacher schemes spell their own names (core.accounting imports no mechanism)
+    public static final String SCHEME_B = SchemeBStep.NAME;
+    public static final String SCHEME_A = SchemeAStep.NAME;
 
     /** What a name stands for. */
     public enum Kind {
@@ -90,121 +91,144 @@ public final class MechanismRegistry {
     }
 
     /**
-     * One registered name. {@code factory} is set for {@link Kind#ENSEMBLE}, {@code planner} and
-     * {@code event} for {@link Kind#PER_TEACHER}; {@code hints} explain a refused parameter.
+     * One registered name: sealed by kind, so an entry carries exactly what its kind needs — auto
+     * nothing, an ensemble mechanism its factory, a per-teacher scheme its planner and step event —
+     * and every entry its {@link ParameterTable}.
      */
-    public record Entry(
-            String name,
-            Kind kind,
-            List<String> required,
-            List<String> optional,
-            boolean differentiallyPrivate,
-            Factory factory,
-            Planner planner,
-            java.util.function.Function<Map<String, Double>, PrivacyEvent> event,
-            Map<String, String> hints) {
-        public Entry {
-            required = List.copyOf(required);
-            optional = List.copyOf(optional);
-            hints = Map.copyOf(hints);
+    public sealed interface Entry permits AutoEntry, EnsembleEntry, PerTeacherEntry {
+        ParameterTable table();
+
+        Kind kind();
+
+        boolean differentiallyPrivate();
+
+        default String name() {
+            return table().name();
         }
 
         /** Every parameter this name accepts, required first. */
-        public List<String> parameters() {
-            return Stream.concat(required.stream(), optional.stream()).toList();
+        default List<String> parameters() {
+            return table().parameters();
+        }
+
+        default List<String> required() {
+            return table().required();
         }
 
         /**
          * Checks {@code params}' keys: none unknown, none null, every required one present; the
          * messages list the accepted parameters.
          */
-        public void checkParameters(Map<String, Double> params) {
-            checkNotNull("params", params);
-            List<String> accepted = parameters();
-            String list = accepted.isEmpty() ? "none" : String.join(", ", accepted);
-            for (Map.Entry<String, Double> e : params.entrySet()) {
-                if (hints.containsKey(e.getKey())) {
-                    throw new IllegalArgumentException(
-                            "mechanism "
-                                    + name
-                                    + " "
-                                    + hints.get(e.getKey())
-                                    + "; accepted: "
-                                    + list);
-                }
-                if (!accepted.contains(e.getKey())) {
-                    throw new IllegalArgumentException(
-                            "unknown parameter '"
-                                    + e.getKey()
-                                    + "' for mechanism "
-                                    + name
-                                    + "; accepted: "
-                                    + list);
-                }
-                if (e.getValue() == null) {
-                    throw new IllegalArgumentException(
-                            e.getKey() + " must not be null (mechanism " + name + ")");
-                }
-            }
-            for (String r : required) {
-                if (!params.containsKey(r)) {
-                    throw new IllegalArgumentException(
-                            "mechanism "
-                                    + name
-                                    + " needs parameter '"
-                                    + r
-                                    + "'; accepted: "
-                                    + list);
-                }
-            }
+        default void checkParameters(Map<String, Double> params) {
+            table().check(params);
         }
 
         /** This ensemble mechanism, drawing its DP noise from {@code noise}. */
+        default AggregationMechanism create(
+                Map<String, Double> params, int vocabularySize, int teachers, UniformSource noise) {
+            throw notA(this, Kind.ENSEMBLE, "an ensemble mechanism");
+        }
+
+        /** This per-teacher scheme's plan for each teacher's target (ε, δ). */
+        default IndividualPlan plan(
+                Map<String, Double> params, double perTeacherEpsilon, double perTeacherDelta) {
+            throw notA(this, Kind.PER_TEACHER, "a per-teacher scheme");
+        }
+
+        /** The ensemble-level event of one step of this per-teacher scheme (its worst case). */
+        default PrivacyEvent stepEvent(Map<String, Double> params) {
+            throw notA(this, Kind.PER_TEACHER, "a per-teacher scheme");
+        }
+    }
+
+    /** {@code auto}: chooses an ensemble mechanism and its parameters; takes none. */
+    public record AutoEntry(ParameterTable table) implements Entry {
+        @Override
+        public Kind kind() {
+            return Kind.AUTO;
+        }
+
+        @Override
+        public boolean differentiallyPrivate() {
+            return true;
+        }
+    }
+
+    /** An ensemble mechanism: its parameters, whether it is DP, its factory. */
+    public record EnsembleEntry(
+            ParameterTable table, boolean differentiallyPrivate, Factory factory) implements Entry {
+        public EnsembleEntry {
+            checkNotNull("table", table);
+            checkNotNull("factory", factory);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.ENSEMBLE;
+        }
+
+        @Override
         public AggregationMechanism create(
                 Map<String, Double> params, int vocabularySize, int teachers, UniformSource noise) {
-            if (kind != Kind.ENSEMBLE) {
-                throw new IllegalArgumentException(
-                        "mechanism "
-                                + name
-                                + " is not an ensemble mechanism; ensemble mechanisms: "
-                                + String.join(", ", names(Kind.ENSEMBLE)));
-            }
             checkNotNull("noise", noise);
             checkPositive("vocabularySize", vocabularySize);
             checkPositive("teachers", teachers);
             checkParameters(params);
-            return factory.create(new Params(name, params), vocabularySize, teachers, noise);
+            return factory.create(new Params(name(), params), vocabularySize, teachers, noise);
+        }
+    }
+
+    /** A per-teacher scheme (always DP): its parameters, its planner and its step event. */
+    public record PerTeacherEntry(
+            ParameterTable table,
+            Planner planner,
+            java.util.function.Function<Map<String, Double>, PrivacyEvent> event)
+            implements Entry {
+        public PerTeacherEntry {
+            checkNotNull("table", table);
+            checkNotNull("planner", planner);
+            checkNotNull("event", event);
         }
 
-        /** This per-teacher scheme's plan for each teacher's target (ε, δ). */
+        @Override
+        public Kind kind() {
+            return Kind.PER_TEACHER;
+        }
+
+        @Override
+        public boolean differentiallyPrivate() {
+            return true;
+        }
+
+        @Override
         public IndividualPlan plan(
                 Map<String, Double> params, double perTeacherEpsilon, double perTeacherDelta) {
-            checkPerTeacher();
             return planner.plan(params, perTeacherEpsilon, perTeacherDelta);
         }
 
-        /** The ensemble-level event of one step of this per-teacher scheme (its worst case). */
+        @Override
         public PrivacyEvent stepEvent(Map<String, Double> params) {
-            checkPerTeacher();
             return event.apply(params);
         }
+    }
 
-        private void checkPerTeacher() {
-            if (kind != Kind.PER_TEACHER) {
-                throw new IllegalArgumentException(
-                        "mechanism "
-                                + name
-                                + " is not a per-teacher scheme; per-teacher schemes: "
-                                + String.join(", ", names(Kind.PER_TEACHER)));
-            }
-        }
+    private static IllegalArgumentException notA(Entry e, Kind kind, String what) {
+        return new IllegalArgumentException(
+                "mechanism "
+                        + e.name()
+                        + " is not "
+                        + what
+                        + "; "
+                        + (kind == Kind.ENSEMBLE
+                                ? "ensemble mechanisms: "
+                                : "per-teacher schemes: ")
+                        + String.join(", ", names(kind)));
     }
 
     private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
 
     static {
-        register(
-                new Entry(AUTO, Kind.AUTO, List.of(), List.of(), true, null, null, null, Map.of()));
+        register(new AutoEntry(ParameterTable.required(AUTO)));
         ensemble(
                 TARGMAX,
                 List.of("threshold"),
@@ -281,13 +305,8 @@ public final class MechanismRegistry {
                                 n,
                                 noise));
         register(
-                new Entry(
-                        SCHEME_B,
-                        Kind.PER_TEACHER,
-                        List.of("sigma", "threshold", "sample-rate"),
-                        List.of(),
-                        true,
-                        null,
+                new PerTeacherEntry(
+                        SchemeBStep.Params.TABLE,
                         (params, eps, delta) ->
                                 SchemeBStep.Plan.forTarget(
                                         SchemeBStep.Params.fromSpec(params), eps, delta),
@@ -300,16 +319,10 @@ public final class MechanismRegistry {
                                                         0,
                                                         0),
                                                 NoiseSources.secure())
-                                        .event(),
-                        Map.of()));
+                                        .event()));
         register(
-                new Entry(
-                        SCHEME_A,
-                        Kind.PER_TEACHER,
-                        List.of("epsilon", "lower", "upper", "sample-rate"),
-                        List.of(),
-                        true,
-                        null,
+                new PerTeacherEntry(
+                        SchemeAStep.Params.TABLE,
                         (params, eps, delta) ->
                                 SchemeAStep.Plan.forTarget(
                                         SchemeAStep.Params.fromSpec(params), eps, delta),
@@ -318,8 +331,7 @@ public final class MechanismRegistry {
                                                 new SchemeAStep.Plan(
                                                         SchemeAStep.Params.fromSpec(params), 0),
                                                 NoiseSources.secure())
-                                        .event(),
-                        Map.of("threshold", "takes its band as lower and upper, not threshold")));
+                                        .event()));
     }
 
     private static void ensemble(
@@ -329,16 +341,8 @@ public final class MechanismRegistry {
             boolean dp,
             Factory factory) {
         register(
-                new Entry(
-                        name,
-                        Kind.ENSEMBLE,
-                        required,
-                        optional,
-                        dp,
-                        factory,
-                        null,
-                        null,
-                        Map.of()));
+                new EnsembleEntry(
+                        new ParameterTable(name, required, optional, Map.of()), dp, factory));
     }
 
     private static void register(Entry e) {
@@ -378,6 +382,22 @@ public final class MechanismRegistry {
     /** The refusal of an unknown name: {@code unknown mechanism 'x'; known: auto, targmax, …}. */
     public static String unknownMessage(String name) {
         return "unknown mechanism '" + name + "'; known: " + String.join(", ", names());
+    }
+
+    /**
+     * The per-teacher scheme {@code name}; any other name raises {@link IllegalArgumentException}
+     * listing the per-teacher schemes.
+     */
+    public static Entry perTeacher(String name) {
+        return find(name)
+                .filter(e -> e.kind() == Kind.PER_TEACHER)
+                .orElseThrow(
+                        () ->
+                                new IllegalArgumentException(
+                                        "unknown per-teacher mechanism '"
+                                                + name
+                                                + "'; known: "
+                                                + String.join(", ", names(Kind.PER_TEACHER))));
     }
 
     /** Whether {@code name} is registered and of {@code kind}. */

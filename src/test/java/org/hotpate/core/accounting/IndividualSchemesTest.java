@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class IndividualSchemesTest {
 
     @Test
     void plans_reproduceTheAppendixATables() {
-        IndividualPlan b = IndividualSchemes.plan("scheme-b", B, 1, 1e-6);
+        IndividualPlan b = MechanismRegistry.perTeacher("scheme-b").plan(B, 1, 1e-6);
         assertThat(b).isInstanceOf(SchemeBStep.Plan.class);
         // PRIVACY.md §A.6.2, σ = √2/0.01, (1, 1e-6): K = 698 under add/remove, half under
         // replace-one (the pair holds the user's and its replacement's charges)
@@ -37,7 +38,7 @@ class IndividualSchemesTest {
                                         NeighbourRelation.ADD_REMOVE)
                                 .limit())
                 .isEqualTo(698);
-        IndividualPlan a = IndividualSchemes.plan("scheme-a", A, 1, 1e-6);
+        IndividualPlan a = MechanismRegistry.perTeacher("scheme-a").plan(A, 1, 1e-6);
         assertThat(a.limit()).isEqualTo(50); // §A.6.1, ε = 0.01, εW = 2, (1, 1e-6): τ 100 / 2
         assertThat(a.epsilon(50, 1e-6)).isLessThanOrEqualTo(1);
         assertThat(a.epsilon(51, 1e-6)).isGreaterThan(1);
@@ -109,10 +110,11 @@ class IndividualSchemesTest {
         fractional.put("lower", 1.5);
         assertThatThrownBy(() -> SchemeAStep.Params.fromSpec(fractional))
                 .hasMessage("lower must be an integer; got 1.5");
-        assertThatThrownBy(() -> IndividualSchemes.plan("gnmax", B, 1, 1e-6))
+        assertThatThrownBy(() -> MechanismRegistry.perTeacher("gnmax").plan(B, 1, 1e-6))
                 .hasMessageContaining("unknown per-teacher mechanism 'gnmax'");
-        assertThat(IndividualSchemes.names()).containsExactlyInAnyOrder("scheme-a", "scheme-b");
-        assertThat(IndividualSchemes.parameters("scheme-a"))
+        assertThat(MechanismRegistry.names(MechanismRegistry.Kind.PER_TEACHER))
+                .containsExactlyInAnyOrder("scheme-a", "scheme-b");
+        assertThat(MechanismRegistry.perTeacher("scheme-a").parameters())
                 .containsExactly("epsilon", "lower", "upper", "sample-rate");
     }
 

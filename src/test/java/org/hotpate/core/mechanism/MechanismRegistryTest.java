@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.hotpate.core.accounting.IndividualPlan;
-import org.hotpate.core.accounting.IndividualSchemes;
 import org.hotpate.core.noise.NoiseSources;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +64,6 @@ class MechanismRegistryTest {
                 .containsExactly("scheme-b", "scheme-a");
         assertThat(MechanismRegistry.names(MechanismRegistry.Kind.ENSEMBLE))
                 .containsExactlyElementsOf(Mechanisms.names());
-        assertThat(IndividualSchemes.names()).containsExactly("scheme-b", "scheme-a");
     }
 
     @Test
