@@ -53,10 +53,7 @@ public final class IndividualScheme implements Serializable {
         this.targetDelta = targetDelta;
         this.vocabularySize = vocabularySize;
         this.publicModel = checkNotNull("publicModel", publicModel);
-        this.sampleRate =
-                plan instanceof SchemeBStep.Plan b
-                        ? b.params().sampleRate()
-                        : ((SchemeAStep.Plan) plan).params().sampleRate();
+        this.sampleRate = plan.sampleRate();
     }
 
     public IndividualPlan plan() {
@@ -88,28 +85,7 @@ public final class IndividualScheme implements Serializable {
 
     /** {@link #planId()} of {@code plan} at the per-teacher target δ {@code targetDelta}. */
     public static String planId(IndividualPlan plan, double targetDelta) {
-        String relation = "/relation=" + plan.relation().label();
-        if (plan instanceof SchemeBStep.Plan b) {
-            return "scheme-b/sigma="
-                    + b.params().sigma()
-                    + "/order="
-                    + b.order()
-                    + "/budget="
-                    + b.rdpBudget()
-                    + "/k="
-                    + b.k()
-                    + relation;
-        }
-        SchemeAStep.Plan a = (SchemeAStep.Plan) plan;
-        return "scheme-a/epsilon="
-                + a.params().epsilon()
-                + "/width="
-                + a.params().bandWidth()
-                + "/tau="
-                + a.tau()
-                + "/delta="
-                + targetDelta
-                + relation;
+        return plan.id(targetDelta);
     }
 
     /**
@@ -228,10 +204,7 @@ public final class IndividualScheme implements Serializable {
      */
     public StepRelease release(List<Vote> counted, long stepSeed, UniformSource noise) {
         long[] involved = involvedAmong(counted, stepSeed);
-        SchemeBStep.Decision d =
-                plan instanceof SchemeBStep.Plan b
-                        ? new SchemeBStep(b, noise).decide(involved.length)
-                        : new SchemeAStep((SchemeAStep.Plan) plan, noise).decide(involved.length);
+        SchemeBStep.Decision d = plan.decide(involved.length, noise);
         return new StepRelease(
                 d.reported() ? randomness(stepSeed).token() : -1,
                 d.event(),

@@ -13,6 +13,25 @@ public sealed interface IndividualPlan extends java.io.Serializable
     /** The mechanism name in job specs ({@code scheme-b} or {@code scheme-a}). */
     String scheme();
 
+    /**
+     * What a teacher's stored charge count means at the per-teacher target δ {@code targetDelta}:
+     * the scheme and the parameters that fix the unit and the limit, and the relation (read back by
+     * {@code protocol.IndividualScheme.planFromId}).
+     */
+    String id(double targetDelta);
+
+    /** The public inclusion coin's rate ({@code sample-rate}). */
+    double sampleRate();
+
+    /**
+     * Whether a teacher is charged at its vote (Scheme B: every involved teacher, whatever the
+     * outcome) rather than on the released outcome (Scheme A: only on BETWEEN).
+     */
+    boolean chargesAtVote();
+
+    /** One step's decision on the involved count, with the step's secret-keyed noise. */
+    SchemeBStep.Decision decide(long involvedCount, org.hotpate.core.noise.UniformSource noise);
+
     /** Charges a teacher may take; a teacher with this many never takes part again. */
     long limit();
 

@@ -137,6 +137,35 @@ public final class SchemeAStep implements java.io.Serializable {
         }
 
         @Override
+        public String id(double targetDelta) {
+            return "scheme-a/epsilon="
+                    + params.epsilon()
+                    + "/width="
+                    + params.bandWidth()
+                    + "/tau="
+                    + tau
+                    + "/delta="
+                    + targetDelta
+                    + "/relation="
+                    + relation.label();
+        }
+
+        @Override
+        public double sampleRate() {
+            return params.sampleRate();
+        }
+
+        @Override
+        public boolean chargesAtVote() {
+            return false;
+        }
+
+        @Override
+        public SchemeBStep.Decision decide(long involvedCount, UniformSource noise) {
+            return new SchemeAStep(this, noise).decide(involvedCount);
+        }
+
+        @Override
         public String scheme() {
             return NAME;
         }

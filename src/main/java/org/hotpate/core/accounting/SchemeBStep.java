@@ -130,6 +130,35 @@ public final class SchemeBStep implements java.io.Serializable {
         }
 
         @Override
+        public String id(double targetDelta) {
+            return "scheme-b/sigma="
+                    + params.sigma()
+                    + "/order="
+                    + order
+                    + "/budget="
+                    + rdpBudget
+                    + "/k="
+                    + k
+                    + "/relation="
+                    + relation.label();
+        }
+
+        @Override
+        public double sampleRate() {
+            return params.sampleRate();
+        }
+
+        @Override
+        public boolean chargesAtVote() {
+            return true;
+        }
+
+        @Override
+        public SchemeBStep.Decision decide(long involvedCount, UniformSource noise) {
+            return new SchemeBStep(this, noise).decide(involvedCount);
+        }
+
+        @Override
         public String scheme() {
             return NAME;
         }

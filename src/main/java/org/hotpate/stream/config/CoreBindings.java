@@ -1,7 +1,6 @@
 package org.hotpate.stream.config;
 
 import org.hotpate.core.accounting.IndividualPlan;
-import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
@@ -89,7 +88,7 @@ public final class CoreBindings {
                             cfg.budget().targetTeacherDelta(),
                             cfg.ensemble().effectiveVocabulary(),
                             publicModel(cfg.ensemble()));
-            return plan instanceof SchemeBStep.Plan
+            return plan.chargesAtVote()
                     ? new AccountingMode.ChargeAtVote(scheme)
                     : new AccountingMode.ChargeOnOutcome(scheme);
         }
