@@ -129,6 +129,15 @@ public final class MechanismRegistry {
             throw notA(this, Kind.ENSEMBLE, "an ensemble mechanism");
         }
 
+        /**
+         * The costliest event one step can produce — what every budget filter admits on — from the
+         * parameters and the public sizes alone (nothing is drawn).
+         */
+        default PrivacyEvent worstCase(
+                Map<String, Double> params, int vocabularySize, int teachers) {
+            throw notA(this, Kind.ENSEMBLE, "an ensemble mechanism or a per-teacher scheme");
+        }
+
         /** This per-teacher scheme's plan for each teacher's target (ε, δ). */
         default IndividualPlan plan(
                 Map<String, Double> params, double perTeacherEpsilon, double perTeacherDelta) {
@@ -176,6 +185,13 @@ public final class MechanismRegistry {
             checkParameters(params);
             return factory.create(new Params(name(), params), vocabularySize, teachers, noise);
         }
+
+        @Override
+        public PrivacyEvent worstCase(
+                Map<String, Double> params, int vocabularySize, int teachers) {
+            return create(params, vocabularySize, teachers, NoiseSources.noDraws())
+                    .worstCaseEvent();
+        }
     }
 
     /** A per-teacher scheme (always DP): its parameters, its planner and its step event. */
@@ -209,6 +225,12 @@ public final class MechanismRegistry {
         @Override
         public PrivacyEvent stepEvent(Map<String, Double> params) {
             return event.apply(params);
+        }
+
+        @Override
+        public PrivacyEvent worstCase(
+                Map<String, Double> params, int vocabularySize, int teachers) {
+            return stepEvent(params);
         }
     }
 
@@ -318,7 +340,7 @@ public final class MechanismRegistry {
                                                         2,
                                                         0,
                                                         0),
-                                                NoiseSources.secure())
+                                                NoiseSources.noDraws())
                                         .event()));
         register(
                 new PerTeacherEntry(
@@ -330,7 +352,7 @@ public final class MechanismRegistry {
                                 new SchemeAStep(
                                                 new SchemeAStep.Plan(
                                                         SchemeAStep.Params.fromSpec(params), 0),
-                                                NoiseSources.secure())
+                                                NoiseSources.noDraws())
                                         .event()));
     }
 

@@ -28,6 +28,24 @@ public final class NoiseSources {
     }
 
     /**
+     * A source that refuses every draw: for building a mechanism only to read what its parameters
+     * fix (its worst-case event), never to release — a draw fails loudly instead of drawing.
+     */
+    public static UniformSource noDraws() {
+        return NoDraws.INSTANCE;
+    }
+
+    private enum NoDraws implements UniformSource {
+        INSTANCE;
+
+        @Override
+        public long nextLong(long bound) {
+            throw new IllegalStateException(
+                    "this mechanism was built to read its parameters, not to draw noise");
+        }
+    }
+
+    /**
      * TEST SEAM ONLY: a reproducible source from {@code seed}. Its output is predictable from the
      * seed, so noise drawn from it gives no privacy at all. Not thread-safe.
      */

@@ -3,8 +3,6 @@ package org.hotpate.stream.config;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.ConfiguredMechanism;
-import org.hotpate.core.mechanism.MechanismRegistry;
-import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.IndividualScheme;
@@ -28,16 +26,11 @@ public final class CoreBindings {
      */
     static PrivacyEvent worstCaseEvent(JobConfig cfg) {
         ConfiguredMechanism m = cfg.mechanism();
-        if (m.kind() == MechanismRegistry.Kind.PER_TEACHER) {
-            return m.entry().stepEvent(m.params());
-        }
         return m.entry()
-                .create(
+                .worstCase(
                         m.params(),
                         cfg.ensemble().effectiveVocabulary(),
-                        cfg.ensemble().teachers(),
-                        NoiseSources.secure())
-                .worstCaseEvent();
+                        cfg.ensemble().teachers());
     }
 
     /** The run's plan ({@link JobConfig#plan}: built once, when the configuration is). */

@@ -156,12 +156,15 @@ class MechanismRegistryTest {
                     AggregationMechanism m = e.create(p, V, N, NoiseSources.secure());
                     assertThat(m.name()).isEqualTo(e.name());
                     assertThat(m.worstCaseEvent()).isNotNull();
+                    // read from the parameters alone, with a source that refuses every draw
+                    assertThat(e.worstCase(p, V, N)).isEqualTo(m.worstCaseEvent());
                 }
                 case PER_TEACHER -> {
                     IndividualPlan plan = e.plan(p, 2.0, 1e-6);
                     assertThat(plan.scheme()).isEqualTo(e.name());
                     assertThat(plan.limit()).isNotNegative();
                     assertThat(e.stepEvent(p)).isNotNull();
+                    assertThat(e.worstCase(p, V, N)).isEqualTo(e.stepEvent(p));
                 }
                 case AUTO -> assertThat(e.parameters()).isEmpty();
             }
