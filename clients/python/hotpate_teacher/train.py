@@ -5,8 +5,10 @@ public side of the SpamAssassin corpus, data/spamassassin/public.jsonl.gz, never
 and public commit subjects by author, data/commits/public-commits.jsonl.gz) laid out exactly as the
 teacher worker prompts it: the template filled (worker.fill) with k = 1..4 records of one author in
 file order, then a later record of the same author, its newline and end-of-text. The loss is on
-that target record only: the model learns to read its user's records (a copy mechanism needs two
-attention layers: one to look at the previous token, one to find where it occurred before).
+that target record (and, --record-loss, on the prompt's later records: the same copy task): the
+model learns to read its user's records (a copy mechanism needs two attention layers: one to look
+at the previous token, one to find where it occurred before). docs/llm-teachers.md has the
+measured prompt gain.
 Authors `promptgain.held_out` sets aside never reach a batch nor the tokenizer; the prompt gain on
 them (promptgain.py) is printed during training. Saves config.json, model.safetensors,
 tokenizer.json and tokenizer_config.json (Hugging Face's layout). Fixed seeds; stops at --steps or
