@@ -40,14 +40,20 @@ class Rope:
         self.cos = torch.cat([ang.cos(), ang.cos()], -1)
         self.sin = torch.cat([ang.sin(), ang.sin()], -1)
 
-    def __call__(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        """x [R, T, H, D], pos [R, T]."""
+    def tables(self, pos: torch.Tensor, dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+        """cos and sign-folded sin for positions pos [R, T], shaped [R, T, 1, D] (once per forward)."""
         if int(pos.max()) >= self.cos.shape[0]:
             self._build(2 * int(pos.max()) + 1)
-        cos = self.cos[pos][:, :, None].to(x.dtype)
-        sin = self.sin[pos][:, :, None].to(x.dtype)
         h = self.d // 2
-        return x * cos + torch.cat([-x[..., h:], x[..., :h]], -1) * sin
+        sin = self.sin[pos]
+        # rotate_half(x) * sin = [x2, x1] * [-sin1, sin2]: the sign moves to the table (exact)
+        sin = torch.cat([-sin[..., :h], sin[..., h:]], -1)
+        return self.cos[pos][:, :, None].to(dtype), sin[:, :, None].to(dtype)
+
+    def apply(self, x: torch.Tensor, cs: Tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        """x [R, T, H, D]."""
+        h = self.d // 2
+        return x * cs[0] + torch.cat([x[..., h:], x[..., :h]], -1) * cs[1]
 
 
 class Heads:
@@ -176,18 +182,19 @@ class Engine:
                          for _, toks in groups])
         x = m.model.embed_tokens(ids)  # [Σ rows·t, d_model], group by group, row-major
         hl = heads.length[r0:r1]
-        pos = [hl[:, None] + seq.length + torch.arange(t, device=self.device)[None] for (seq, _), t in zip(groups, ts)]
+        rope = [self.rope.tables(hl[:, None] + seq.length + torch.arange(t, device=self.device)[None], x.dtype)
+                for (seq, _), t in zip(groups, ts)]
         hbias = heads.bias[r0:r1]
         for i, layer in enumerate(m.model.layers):
             a = layer.self_attn
             y = layer.input_layernorm(x)
             qkv = F.linear(y, self.qkv[i])
             outs, off = [], 0
-            for (seq, _), t, p in zip(groups, ts, pos):
+            for (seq, _), t, cs in zip(groups, ts, rope):
                 blk = qkv[off:off + rows * t].view(rows, t, -1)
                 off += rows * t
-                q = self.rope(blk[..., :h * d].reshape(rows, t, h, d), p)
-                k = self.rope(blk[..., h * d:(h + kv) * d].reshape(rows, t, kv, d), p)
+                q = self.rope.apply(blk[..., :h * d].reshape(rows, t, h, d), cs)
+                k = self.rope.apply(blk[..., h * d:(h + kv) * d].reshape(rows, t, kv, d), cs)
                 v = blk[..., (h + kv) * d:].reshape(rows, t, kv, d)
                 s0 = seq.length
                 seq.k[i][r0:r1, :, s0:s0 + t] = k.transpose(1, 2)
