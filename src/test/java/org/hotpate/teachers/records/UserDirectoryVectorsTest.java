@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The users → teachers maps shared with the Python teacher worker: {@code
- * clients/python/tests/vectors/user_to_teacher.json} holds users (with non-BMP and
- * compatibility characters, whose UTF-16 order differs from code point order), seeds and ensemble
- * sizes with the teacher this class gives; the worker's tests/test_worker.py must give the same.
+ * clients/python/tests/vectors/user_to_teacher.json} holds users (with non-BMP and compatibility
+ * characters, whose UTF-16 order differs from code point order), seeds and ensemble sizes with the
+ * teacher this class gives; the worker's tests/test_worker.py must give the same.
  */
 class UserDirectoryVectorsTest {
     static final Path FILE = Path.of("clients/python/tests/vectors/user_to_teacher.json");
