@@ -193,8 +193,8 @@ class Engine:
             for (seq, _), t, cs in zip(groups, ts, rope):
                 blk = qkv[off:off + rows * t].view(rows, t, -1)
                 off += rows * t
-                q = self.rope.apply(blk[..., :h * d].reshape(rows, t, h, d), cs)
-                k = self.rope.apply(blk[..., h * d:(h + kv) * d].reshape(rows, t, kv, d), cs)
+                qk = self.rope.apply(blk[..., :(h + kv) * d].reshape(rows, t, h + kv, d), cs)  # q and k at once
+                q, k = qk[:, :, :h], qk[:, :, h:]
                 v = blk[..., (h + kv) * d:].reshape(rows, t, kv, d)
                 s0 = seq.length
                 seq.k[i][r0:r1, :, s0:s0 + t] = k.transpose(1, 2)

@@ -15,6 +15,8 @@ def _zigzag(n):
 
 
 def write_long(out, n):
+    if not -(1 << 63) <= n < (1 << 63):  # an Avro long is a Java long: no silent wrap-around
+        raise ValueError("%d is out of the range of a 64-bit signed long" % n)
     n = _zigzag(n) & 0xFFFFFFFFFFFFFFFF
     while n & ~0x7F:
         out.write(bytes([(n & 0x7F) | 0x80]))
