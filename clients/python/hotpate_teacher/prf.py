@@ -165,9 +165,12 @@ def coordinated_votes_torch(probs, inv_u, step_seed_, teacher_ids):
     tolerance. Only the [teachers] results leave the device."""
     import torch
     scores = probs * inv_u
-    best_score = scores.max(1).values
-    ids = torch.arange(scores.shape[1], device=scores.device).expand_as(scores)
-    best = ids.masked_fill(scores != best_score[:, None], scores.shape[1]).min(1).values
+    best_score, best = scores.max(1)
+    ties = ((scores == best_score[:, None]).sum(1) > 1).nonzero().flatten()
+    if len(ties):  # rare: the smallest token among the maxima, not whichever max() returned
+        s = scores[ties]
+        ids = torch.arange(s.shape[1], device=s.device).expand_as(s)
+        best[ties] = ids.masked_fill(s != best_score[ties, None], s.shape[1]).min(1).values
     residual = 1.0 - probs.cumsum(1)[:, -1]
     best, best_score, residual = best.tolist(), best_score.tolist(), residual.tolist()
     out = []

@@ -196,7 +196,8 @@ class Teachers:
             else:  # tokens the model does not have get probability 0
                 logits = torch.cat([logits, torch.full((logits.shape[0], v - logits.shape[1]), float("-inf"),
                                                        device=logits.device)], 1)
-            probs = torch.softmax(logits.double() / self.temperature, -1)
+            logits = logits.double()
+            probs = torch.softmax(logits if self.temperature == 1.0 else logits / self.temperature, -1)
             if self.answer_kind == "vote":
                 if inv is None:
                     inv = prf.inverse_exp1_tensor(step["publicSeed"], v, probs.device)
