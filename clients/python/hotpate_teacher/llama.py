@@ -3,8 +3,9 @@ Hugging Face-layout directory: config.json, model.safetensors (read here without
 package) or pytorch_model.bin (a torch state dict), tokenizer.json. Weight names and the rotary
 convention (rotate_half) are Hugging Face's LlamaForCausalLM, so its checkpoints load as they are.
 
-Inference keeps one KV cache per batch of rows (teachers), left-padded to one length: every row
-then takes the same new tokens (the public prefix) at once, with its own positions and mask.
+`Llama.forward` is the full forward (training; the prefill of the teachers' prompts), with torch's
+fused scaled_dot_product_attention where torch has it. The worker's decode path is decode.py;
+`Batch` is the simple cached path (one left-padded cache per batch of rows, grown by cat).
 """
 import json
 import math
