@@ -3,8 +3,9 @@
 a next-token distribution per teacher it serves, in the project's Avro single-object encoding.
 
 The wire format is the one of schemas/generation_step.avsc and schemas/teacher_distribution.avsc
-(docs/streaming.md, "External teachers"). This file encodes and decodes it with the standard
-library only; Kafka I/O needs confluent-kafka (pip install confluent-kafka).
+(docs/streaming.md, "External teachers"). The codec (standard library only) is
+hotpate_teacher/wire.py, next to this file; Kafka I/O needs confluent-kafka (pip install
+confluent-kafka).
 
   python3 external_teacher.py --self-test            # check the codec against schemas/vectors/
   python3 external_teacher.py --bootstrap 127.0.0.1:9092 --run RUN_ID \
@@ -15,126 +16,16 @@ Privacy: a teacher only ever sees public steps (prefix, public seed) and its own
 DP noise is added by the job, never here.
 """
 import argparse
-import io
 import json
 import os
-import struct
 import sys
 import time
 
+from hotpate_teacher.wire import (DIST_FP, STEP_FP, decode_step,  # noqa: F401 (the codec)
+                                  encode_sparse_distribution)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 VECTORS = os.path.join(HERE, "..", "..", "schemas", "vectors")
-
-
-# ---- Avro binary encoding (the subset these two schemas use) ----
-
-def _zigzag(n):
-    return (n << 1) ^ (n >> 63)
-
-
-def write_long(out, n):
-    n = _zigzag(n) & 0xFFFFFFFFFFFFFFFF
-    while n & ~0x7F:
-        out.write(bytes([(n & 0x7F) | 0x80]))
-        n >>= 7
-    out.write(bytes([n]))
-
-
-def read_long(inp):
-    shift, acc = 0, 0
-    while True:
-        b = inp.read(1)[0]
-        acc |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            break
-    return (acc >> 1) ^ -(acc & 1)
-
-
-def write_string(out, s):
-    b = s.encode("utf-8")
-    write_long(out, len(b))
-    out.write(b)
-
-
-def read_string(inp):
-    return inp.read(read_long(inp)).decode("utf-8")
-
-
-def write_double(out, x):
-    out.write(struct.pack("<d", x))
-
-
-def write_array(out, items, write_item):
-    if items:
-        write_long(out, len(items))
-        for x in items:
-            write_item(out, x)
-    write_long(out, 0)
-
-
-def read_array(inp, read_item):
-    items = []
-    while True:
-        n = read_long(inp)
-        if n == 0:
-            return items
-        if n < 0:  # block with a byte size
-            n = -n
-            read_long(inp)
-        items.extend(read_item(inp) for _ in range(n))
-
-
-# ---- single-object encoding: C3 01, the schema's 8-byte CRC-64-AVRO fingerprint, the body ----
-
-def fingerprint(vector_name):
-    """The writer-schema fingerprint this client speaks, taken from the shipped vector's header."""
-    with open(os.path.join(VECTORS, vector_name + ".bin"), "rb") as f:
-        head = f.read(10)
-    assert head[:2] == b"\xc3\x01", "not a single-object encoding"
-    return head[2:10]
-
-
-STEP_FP = None
-DIST_FP = None
-
-
-def decode_step(b):
-    if b[:2] != b"\xc3\x01" or b[2:10] != STEP_FP:
-        raise ValueError("not a GenerationStep of this schema version")
-    inp = io.BytesIO(b[10:])
-    step = {
-        "runId": read_string(inp),
-        "ensembleId": read_string(inp),
-        "sequenceId": read_long(inp),
-        "step": read_long(inp),
-        "attempt": read_long(inp),
-        "prefix": read_array(inp, read_long),
-        "publicSeed": read_long(inp),
-        "randomnessVersion": read_long(inp),
-        "vocabularySize": read_long(inp),
-        "issuedAtMs": read_long(inp),
-        "deadlineMs": read_long(inp),
-        "prompt": read_array(inp, read_long),
-    }
-    step["label"] = read_string(inp) if read_long(inp) == 1 else None
-    return step
-
-
-def encode_sparse_distribution(step, teacher_id, tokens, probs, sent_at_ms):
-    """A SPARSE answer (union branch 0): probs[i] on tokens[i], distinct tokens, sum <= 1."""
-    out = io.BytesIO()
-    out.write(b"\xc3\x01" + DIST_FP)
-    write_string(out, step["runId"])
-    write_long(out, step["sequenceId"])
-    write_long(out, step["step"])
-    write_long(out, step["attempt"])
-    write_long(out, teacher_id)
-    write_long(out, 0)  # union branch: SparseProbabilities
-    write_array(out, tokens, write_long)
-    write_array(out, probs, write_double)
-    write_long(out, sent_at_ms)
-    return out.getvalue()
 
 
 # ---- the teacher: replace with your model ----
@@ -150,6 +41,10 @@ def next_token_distribution(teacher_id, step, model):
 
 
 def self_test():
+    for name, fp in (("generation_step", STEP_FP), ("teacher_distribution", DIST_FP)):
+        with open(os.path.join(VECTORS, name + ".bin"), "rb") as f:
+            head = f.read(10)
+        assert head == b"\xc3\x01" + fp, "%s: the codec's schema fingerprint is not the vector's" % name
     with open(os.path.join(VECTORS, "generation_step.bin"), "rb") as f:
         step = decode_step(f.read())
     with open(os.path.join(VECTORS, "generation_step.json")) as f:
@@ -167,9 +62,6 @@ def self_test():
 
 
 def main():
-    global STEP_FP, DIST_FP
-    STEP_FP = fingerprint("generation_step")
-    DIST_FP = fingerprint("teacher_distribution")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--bootstrap", default="127.0.0.1:9092")

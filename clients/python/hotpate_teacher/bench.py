@@ -13,12 +13,17 @@ random weights (speed only).
 """
 import argparse
 import json
+import os
 import time
+import types
+
+# as in the worker (__main__.py): waiting threads sleep instead of spinning on a shared machine
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
 
-from . import llama, prf
+from . import llama, prf, worker
 
 SHAPES = {"8b": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
                  "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 500000.0},
@@ -32,6 +37,24 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+def gemm_flops(device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=7):
+    """FLOP/s of one [m, k] x [k, n] matmul on this device, dtype and thread count: the median of
+    `reps` timings (on a shared machine the load moves this and the decode alike; the best of a few
+    would flatter the product)."""
+    a = torch.randn(m, k, device=device).to(dtype)
+    b = torch.randn(k, n, device=device).to(dtype)
+    a @ b
+    times = []
+    for _ in range(reps):
+        sync(device)
+        t0 = time.perf_counter()
+        for _ in range(2):
+            a @ b
+        sync(device)
+        times.append((time.perf_counter() - t0) / 2)
+    return 2.0 * m * n * k / sorted(times)[len(times) // 2]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m hotpate_teacher.bench")
     ap.add_argument("--model", help="Hugging Face-layout dir (else --shape with random weights)")
@@ -40,6 +63,7 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=0, help="teachers per forward (0 = all)")
     ap.add_argument("--prompt-tokens", type=int, default=64)
     ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--sequences", type=int, default=1, help="sequences in flight, answered together")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     ap.add_argument("--threads", type=int, default=0)
@@ -56,28 +80,55 @@ def main(argv=None):
     c = model.config
     rows = a.rows or a.teachers
     rnd = np.random.default_rng(0)
-    prompts = [list(rnd.integers(0, c.vocab_size, a.prompt_tokens + int(rnd.integers(0, 8)))) for _ in range(a.teachers)]
+    prompts = [[int(x) for x in rnd.integers(0, c.vocab_size, a.prompt_tokens + int(rnd.integers(0, 8)))]
+               for _ in range(a.teachers)]
     t0 = time.time()
-    batches = [llama.Batch(model, prompts[i:i + rows], a.device) for i in range(0, a.teachers, rows)]
+    ts = worker.Teachers(model, types.SimpleNamespace(eos=0), dict(enumerate(prompts)), a.device, rows,
+                         cache_bytes=1 << 40)
+    history = [[int(x) for x in rnd.integers(0, c.vocab_size, 8)] for _ in range(a.sequences)]
+
+    def steps(k):
+        return [{"runId": "bench", "sequenceId": q, "step": k, "attempt": 0, "prompt": history[q][:4],
+                 "prefix": history[q][4:], "publicSeed": 1000 * q + k, "randomnessVersion": prf.VERSION,
+                 "vocabularySize": c.vocab_size} for q in range(a.sequences)]
+
+    ts.answer_many(steps(0))
     sync(a.device)
     prefill = time.time() - t0
+    timed = {"forward": 0.0, "answers": 0.0}
+    for name in timed:  # a breakdown of the decode time: the model's forward, the logits and votes
+        fn = getattr(ts.engine, name) if name == "forward" else ts._answers
+
+        def wrap(*args, _fn=fn, _name=name):
+            t1 = time.time()
+            r = _fn(*args)
+            sync(a.device)
+            timed[_name] += time.time() - t1
+            return r
+        if name == "forward":
+            ts.engine.forward = wrap
+        else:
+            ts._answers = wrap
+    gemm_before = gemm_flops(a.device, dtype)
     t0 = time.time()
-    vote_s = 0.0
     for s in range(a.steps):
-        logits = torch.cat([b.append([int(rnd.integers(0, c.vocab_size))]) for b in batches], 0)
-        probs = torch.softmax(logits.double(), -1).cpu().numpy()
-        t1 = time.time()
-        prf.coordinated_votes(probs, 1000 + s, list(range(a.teachers)))
-        vote_s += time.time() - t1
+        for h in history:
+            h.append(int(rnd.integers(0, c.vocab_size)))
+        ts.answer_many(steps(s + 1))
     sync(a.device)
     decode = time.time() - t0
-    out = {"teachers": a.teachers, "rows": rows, "params": sum(p.numel() for p in model.parameters()),
+    out = {"teachers": a.teachers, "rows": rows, "sequences": a.sequences,
+           "params": sum(p.numel() for p in model.parameters()),
            "vocab": c.vocab_size, "device": a.device, "dtype": a.dtype, "threads": torch.get_num_threads(),
            "prompt_tokens": a.prompt_tokens, "prefill_s": round(prefill, 3),
-           "teacher_steps_per_s": round(a.teachers * a.steps / decode, 1),
-           "vote_share": round(vote_s / decode, 3)}
+           "teacher_steps_per_s": round(a.teachers * a.sequences * a.steps / decode, 1),
+           "forward_share": round(timed["forward"] / decode, 3),
+           "logits_and_vote_share": round(timed["answers"] / decode, 3)}
     if a.hf:
         out["hf_teacher_steps_per_s"] = hf_rate(model, prompts, a)
+    gemm = (gemm_flops(a.device, dtype) + gemm_before) / 2  # measured just before and after the decode
+    out["gemm_gflops"] = round(gemm / 1e9, 2)
+    out["efficiency"] = round(out["teacher_steps_per_s"] * 2 * out["params"] / gemm, 3)
     print(json.dumps(out))
 
 

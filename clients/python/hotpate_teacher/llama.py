@@ -3,8 +3,9 @@ Hugging Face-layout directory: config.json, model.safetensors (read here without
 package) or pytorch_model.bin (a torch state dict), tokenizer.json. Weight names and the rotary
 convention (rotate_half) are Hugging Face's LlamaForCausalLM, so its checkpoints load as they are.
 
-Inference keeps one KV cache per batch of rows (teachers), left-padded to one length: every row
-then takes the same new tokens (the public prefix) at once, with its own positions and mask.
+`Llama.forward` is the full forward (training; the prefill of the teachers' prompts), with torch's
+fused scaled_dot_product_attention where torch has it. The worker's decode path is decode.py;
+`Batch` is the simple cached path (one left-padded cache per batch of rows, grown by cat).
 """
 import json
 import math
@@ -107,18 +108,34 @@ class Attention(torch.nn.Module):
         v = self.v_proj(x).view(b, t, c.num_key_value_heads, c.head_dim).transpose(1, 2)
         q, k = rope(q, pos, c.rope_theta), rope(k, pos, c.rope_theta)
         if cache is not None:
-            if cache[0] is not None:
+            if cache[0] is not None:  # Batch (kept for callers of the simple path); the worker uses decode.py
                 k = torch.cat([cache[0], k], 2)
                 v = torch.cat([cache[1], v], 2)
             cache[0], cache[1] = k, v
-        rep = c.num_attention_heads // c.num_key_value_heads
-        if rep > 1:  # grouped-query attention: each KV head serves `rep` query heads
-            k = k.repeat_interleave(rep, 1)
-            v = v.repeat_interleave(rep, 1)
-        att = (q @ k.transpose(-1, -2)) / math.sqrt(c.head_dim)
-        att = att.masked_fill(~mask[:, None], float("-inf"))
-        out = F.softmax(att.float(), -1).to(q.dtype) @ v
+        if _SDPA is not None:  # fused kernel (torch >= 2.0); each KV head serves rep query heads
+            rep = c.num_attention_heads // c.num_key_value_heads
+            out = _SDPA(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), attn_mask=mask[:, None])
+        else:
+            out = grouped_attention(q, k, v, mask[:, None], c.head_dim)
         return self.o_proj(out.transpose(1, 2).reshape(b, t, -1))
+
+
+_SDPA = getattr(F, "scaled_dot_product_attention", None)
+
+
+def grouped_attention(q, k, v, mask, head_dim):
+    """softmax(q k^T / sqrt(d)) v with q [B, H, T, D] and k, v [B, KV, S, D]: query head h uses KV
+    head h // (H / KV) (Hugging Face's repeat_interleave), by viewing the queries as KV groups of
+    rep x T rows instead of repeating K and V. mask: bool [B, 1, T, S] (True = attend)."""
+    b, h, t, d = q.shape
+    kv = k.shape[1]
+    rep = h // kv
+    qg = q.reshape(b, kv, rep * t, d)
+    att = (qg @ k.transpose(-1, -2)) / math.sqrt(head_dim)
+    m = mask.unsqueeze(2).expand(b, 1, rep, t, mask.shape[-1]).reshape(b, 1, rep * t, mask.shape[-1])
+    att = att.masked_fill(~m, float("-inf"))
+    out = F.softmax(att.float(), -1).to(q.dtype) @ v
+    return out.view(b, h, t, d)
 
 
 class MLP(torch.nn.Module):
@@ -162,8 +179,14 @@ class Llama(torch.nn.Module):
         if c.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
 
-    def forward(self, ids, pos, mask, caches=None):
-        """ids, pos [B, T]; mask [B, T_total, ...]: key validity; returns logits [B, T, V]."""
+    def forward(self, ids, pos, mask, caches=None, last_only=False):
+        """ids, pos [B, T]; mask [B, T_total]: key validity; returns logits [B, T, V] ([B, V] with
+        last_only: the prefill of a prompt needs the next token's distribution only)."""
+        x = self.trunk(ids, pos, mask, caches)
+        return self.lm_head(x[:, -1] if last_only else x)
+
+    def trunk(self, ids, pos, mask, caches=None):
+        """The final-normed hidden states [B, T, d] (the input of lm_head)."""
         t = ids.shape[1]
         total = mask.shape[1]
         # causal over the new tokens, plus each row's own padding
@@ -175,7 +198,7 @@ class Llama(torch.nn.Module):
         x = self.model.embed_tokens(ids)
         for i, layer in enumerate(self.model.layers):
             x = layer(x, pos, m, caches[i] if caches is not None else None)
-        return self.lm_head(self.model.norm(x))
+        return self.model.norm(x)
 
 
 def load(model_dir, device="cpu", dtype=torch.float32):
@@ -218,8 +241,7 @@ class Batch:
         pos = (self.mask.long().cumsum(1) - 1).clamp(min=0)
         self.caches = [[None, None] for _ in model.model.layers]
         with torch.no_grad():
-            logits = model(ids.to(device), pos, self.mask, self.caches)
-        self.last = logits[:, -1].float()
+            self.last = model(ids.to(device), pos, self.mask, self.caches, last_only=True).float()
         self.length = n
 
     def append(self, tokens):
@@ -231,8 +253,7 @@ class Batch:
             pos = self.next_pos[:, None] + torch.arange(t, device=dev)[None]
             self.mask = torch.cat([self.mask, torch.ones((self.mask.shape[0], t), dtype=torch.bool, device=dev)], 1)
             with torch.no_grad():
-                logits = self.model(ids, pos, self.mask, self.caches)
-            self.last = logits[:, -1].float()
+                self.last = self.model(ids, pos, self.mask, self.caches, last_only=True).float()
             self.next_pos = self.next_pos + t
             self.length += t
         return self.last

@@ -146,3 +146,40 @@ def coordinated_votes(probs, step_seed_, teacher_ids):
                 b = -1
         out.append(b)
     return out
+
+
+# ---- in torch, where the logits are ----
+
+def inverse_exp1_tensor(step_seed_, vocabulary_size, device="cpu"):
+    """1 / u_j for tokens 0..V-1 as a float64 tensor on `device` (the same doubles as exp1_table)."""
+    import torch
+    return torch.from_numpy(1.0 / exp1_table(step_seed_, vocabulary_size)).to(device)
+
+
+def coordinated_votes_torch(probs, inv_u, step_seed_, teacher_ids):
+    """coordinated_votes on a float64 tensor of probabilities [teachers, V] where it lies (CPU or
+    GPU), with the Java CoordinatedSampler's arithmetic: score_j = p_j * (1 / u_j) in float64; the
+    first (smallest) token of the best score, computed explicitly rather than trusting argmax's
+    tie order; no vote when the best score is 0; the residual r = 1 - Σp (summed in token order, as
+    the Java loop does, by a cumulative sum) competes with the teacher's own draw when r > the
+    tolerance. Only the [teachers] results leave the device."""
+    import torch
+    scores = probs * inv_u
+    best_score, best = scores.max(1)
+    ties = ((scores == best_score[:, None]).sum(1) > 1).nonzero().flatten()
+    if len(ties):  # rare: the smallest token among the maxima, not whichever max() returned
+        s = scores[ties]
+        ids = torch.arange(s.shape[1], device=s.device).expand_as(s)
+        best[ties] = ids.masked_fill(s != best_score[ties, None], s.shape[1]).min(1).values
+    residual = 1.0 - probs.cumsum(1)[:, -1]
+    best, best_score, residual = best.tolist(), best_score.tolist(), residual.tolist()
+    out = []
+    for i, t in enumerate(teacher_ids):
+        b = best[i] if best_score[i] > 0 else -1
+        r = residual[i]
+        if r > MASS_TOLERANCE:
+            e = to_exp1(teacher_word(step_seed_, DOMAIN_RESIDUAL, teacher_key(t)))
+            if r / e > best_score[i]:
+                b = -1
+        out.append(b)
+    return out

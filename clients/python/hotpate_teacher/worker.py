@@ -1,23 +1,44 @@
 """The teacher worker: every teacher of its range answers every step of a run with a causal
 language model conditioned on its own user's records (docs/llm-teachers.md).
 
-Per sequence, the teachers' prompts (the spec's template filled with each user's records, then the
-step's public prompt and released prefix) are prefilled once into left-padded batched KV caches
-(`llama.Batch`, `rows` teachers per forward); each later step feeds only the newly released tokens,
-the same for every teacher. Caches of sequences not asked for are evicted (LRU, at most
-`max_sequences`). The answer is the coordinated vote drawn from the full next-token distribution
-with the step's shared randomness (prf.coordinated_votes, ModelVote payload), or the top-k as a
-sparse distribution whose unlisted mass abstains.
+Each teacher's head (the spec's template filled with its users' records) is prefilled once into the
+prompt KV cache shared by all sequences (`decode.Heads`); per sequence, the history (the step's
+public prompt and released prefix, the same for every teacher) goes into a preallocated cache
+(`decode.Sequence`), and each later step feeds only the newly released tokens. The steps of several
+sequences that arrive together run in one forward (`Teachers.answer_many`). Caches of sequences not
+asked for are evicted least recently asked first once they pass `cache_bytes`. The answer is the
+coordinated vote drawn from the full next-token distribution with the step's shared randomness
+(prf.coordinated_votes_torch, ModelVote payload), or the top-k as a sparse distribution whose
+unlisted mass abstains.
 """
 import collections
 import gzip
 import json
 import time
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Sequence, Tuple, Union
 
-import numpy as np
 import torch
 
-from . import llama, prf
+from . import decode, llama, prf
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A ModelVote: the teacher's coordinated vote (-1 = abstain)."""
+    teacher: int
+    token: int
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """SparseProbabilities: probs[i] on tokens[i]; the unlisted mass abstains."""
+    teacher: int
+    tokens: List[int]
+    probs: List[float]
+
+
+Answer = Union[Vote, Sparse]
 
 
 def read_users(path, user_field, text_field):
@@ -77,78 +98,125 @@ def fill(template, records, max_chars, label):
 
 
 class Teachers:
-    def __init__(self, model, tokenizer, heads, device="cpu", rows=64, max_sequences=16, answer="vote", top_k=64,
-                 empty=(), temperature=1.0):
+    def __init__(self, model: llama.Llama, tokenizer, heads: Dict[int, List[int]], device="cpu", rows: int = 64,
+                 cache_bytes: int = 1 << 30, answer: str = "vote", top_k: int = 64, empty: Iterable[int] = (),
+                 temperature: float = 1.0):
         """heads: {teacher_id: prompt ids before the public prompt}; empty: teachers without data
-        (they abstain); temperature: the teachers sample from softmax(logits / temperature)."""
+        (they abstain); temperature: the teachers sample from softmax(logits / temperature);
+        cache_bytes: the sequences' KV caches kept (the prompt cache is extra, and the sequences
+        of the step being answered are kept whatever their size)."""
         self.temperature = temperature
         self.empty = list(empty)
         self.model, self.tok, self.device = model, tokenizer, device
         self.ids = sorted(heads)
-        self.heads = heads
-        self.rows, self.max_sequences = rows, max_sequences
+        self.rows, self.cache_limit = rows, cache_bytes
         self.answer_kind, self.top_k = answer, top_k
-        self.seqs = collections.OrderedDict()  # (run, seq) -> (history, [llama.Batch])
+        self.engine = decode.Engine(model, device)
+        self.prompts = decode.Heads(model, [heads[t] for t in self.ids], device, rows, tokenizer.eos) if self.ids else None
+        self.dtype = next(model.parameters()).dtype
+        self.seqs: "collections.OrderedDict[Tuple[str, int], decode.Sequence]" = collections.OrderedDict()
         self.steps_answered = 0
 
-    def _batches(self, key, history):
-        entry = self.seqs.get(key)
-        if entry is not None and history[: len(entry[0])] == entry[0]:
+    def answer(self, step: dict) -> List[Answer]:
+        """One answer per teacher (teachers with data in id order, then those without)."""
+        return self.answer_many([step])[0]
+
+    def answer_many(self, steps: Sequence[dict]) -> List[List[Answer]]:
+        """The answers of several steps; steps of different sequences share each forward."""
+        for st in steps:
+            if st["randomnessVersion"] != prf.VERSION:
+                raise ValueError("randomness version %d is not %d" % (st["randomnessVersion"], prf.VERSION))
+        out: List[List[Answer]] = [[] for _ in steps]
+        pending = list(range(len(steps)))
+        while pending:  # one step per sequence in a forward; a second step of one waits a round
+            now, later, seen = [], [], set()
+            for i in pending:
+                key = (steps[i]["runId"], steps[i]["sequenceId"])
+                (later if key in seen else now).append(i)
+                seen.add(key)
+            model_answers = self._round([steps[i] for i in now]) if self.ids else [[] for _ in now]
+            for i, a in zip(now, model_answers):
+                if self.answer_kind == "vote":
+                    a.extend(Vote(t, -1) for t in self.empty)
+                else:
+                    a.extend(Sparse(t, [], []) for t in self.empty)
+                out[i] = a
+                self.steps_answered += 1
+            pending = later
+        return out
+
+    def _round(self, steps: List[dict]) -> List[List[Answer]]:
+        n = len(self.ids)
+        groups, seqs = [], []
+        for st in steps:
+            key = (st["runId"], st["sequenceId"])
+            history = list(st["prompt"]) + list(st["prefix"])
+            seq = self.seqs.get(key)
+            if seq is None or history[:len(seq.history)] != seq.history:
+                seq = decode.Sequence(self.model, n, self.device, self.dtype)
+                self.seqs[key] = seq
             self.seqs.move_to_end(key)
-            new = history[len(entry[0]):]
-            logits = [b.append(new) for b in entry[1]]
-            self.seqs[key] = (list(history), entry[1])
-            return logits
-        pad = self.tok.eos
-        batches = []
-        for i in range(0, len(self.ids), self.rows):
-            chunk = self.ids[i:i + self.rows]
-            batches.append(llama.Batch(self.model, [self.heads[t] + list(history) for t in chunk], self.device, pad))
-        self.seqs[key] = (list(history), batches)
-        while len(self.seqs) > self.max_sequences:  # bounded memory: least recently asked first
-            self.seqs.popitem(last=False)
-        return [b.last for b in batches]
+            new = history[len(seq.history):]
+            if new:
+                seq.reserve(seq.length + len(new))
+                groups.append((seq, new))
+            seqs.append((seq, history))
+        self._evict({id(s) for s, _ in seqs})
+        if groups:
+            hidden = [self.engine.forward(self.prompts, groups, r0, min(n, r0 + self.rows))
+                      for r0 in range(0, n, self.rows)]
+            for g, (seq, new) in enumerate(groups):
+                seq.last_hidden = torch.cat([h[g] for h in hidden]) if len(hidden) > 1 else hidden[0][g]
+                seq.length += len(new)
+        answers = []
+        for st, (seq, history) in zip(steps, seqs):
+            seq.history = history
+            hidden = seq.last_hidden if history else self.prompts.last_hidden
+            answers.append(self._answers(st, hidden))
+        return answers
 
-    def answer(self, step):
-        """[(teacher_id, kind, value)] for one step: kind 'vote' (token, -1 = abstain) or 'sparse'."""
-        if step["randomnessVersion"] != prf.VERSION:
-            raise ValueError("randomness version %d is not %d" % (step["randomnessVersion"], prf.VERSION))
+    def _evict(self, keep) -> None:
+        """Least recently asked first, down to cache_limit; never a sequence of the current round."""
+        total = sum(s.nbytes() for s in self.seqs.values())
+        for key in list(self.seqs):
+            if total <= self.cache_limit:
+                break
+            if id(self.seqs[key]) not in keep:
+                total -= self.seqs.pop(key).nbytes()
+
+    def _answers(self, step: dict, hidden: torch.Tensor) -> List[Answer]:
         v = step["vocabularySize"]
-        history = list(step["prompt"]) + list(step["prefix"])
-        out = []
-        if self.ids:
-            out = self._model_answers(step, history, v)
-        for t in self.empty:
-            out.append((t, "vote", -1) if self.answer_kind == "vote" else (t, "sparse", ([], [])))
-        self.steps_answered += 1
+        out: List[Answer] = []
+        inv = None
+        for r0 in range(0, len(self.ids), self.rows):  # [rows, V] at a time: bounded memory
+            ids = self.ids[r0:r0 + self.rows]
+            logits = self.engine.logits(hidden[r0:r0 + self.rows])
+            if logits.shape[1] >= v:
+                logits = logits[:, :v]
+            else:  # tokens the model does not have get probability 0
+                logits = torch.cat([logits, torch.full((logits.shape[0], v - logits.shape[1]), float("-inf"),
+                                                       device=logits.device)], 1)
+            logits = logits.double()
+            probs = torch.softmax(logits if self.temperature == 1.0 else logits / self.temperature, -1)
+            if self.answer_kind == "vote":
+                if inv is None:
+                    inv = prf.inverse_exp1_tensor(step["publicSeed"], v, probs.device)
+                votes = prf.coordinated_votes_torch(probs, inv, step["publicSeed"], ids)
+                out.extend(Vote(t, b) for t, b in zip(ids, votes))
+            else:
+                top = torch.topk(probs, min(self.top_k, v), dim=1)
+                for t, toks, ps in zip(ids, top.indices.tolist(), top.values.tolist()):
+                    out.append(Sparse(t, toks, ps))
         return out
 
-    def _model_answers(self, step, history, v):
-        out = []
-        logits = torch.cat(self._batches((step["runId"], step["sequenceId"]), history), 0)
-        if logits.shape[1] >= v:
-            logits = logits[:, :v]
-        else:  # tokens the model does not have get probability 0
-            logits = torch.cat([logits, torch.full((logits.shape[0], v - logits.shape[1]), float("-inf"),
-                                                   device=logits.device)], 1)
-        probs = torch.softmax(logits.double() / self.temperature, -1).cpu().numpy()
-        if self.answer_kind == "vote":
-            votes = prf.coordinated_votes(probs, step["publicSeed"], self.ids)
-            out = [(t, "vote", votes[i]) for i, t in enumerate(self.ids)]
-        else:
-            k = min(self.top_k, v)
-            idx = np.argsort(-probs, axis=1, kind="stable")[:, :k]
-            for i, t in enumerate(self.ids):
-                toks = [int(x) for x in idx[i]]
-                out.append((t, "sparse", (toks, [float(probs[i, x]) for x in toks])))
-        return out
-
-    def cache_bytes(self):
-        return sum(b.nbytes() for _, bs in self.seqs.values() for b in bs)
+    def cache_bytes(self) -> int:
+        return sum(s.nbytes() for s in self.seqs.values())
 
 
-def serve(teachers, bootstrap, steps_topic, distributions_topic, run=None, group=None, log=print,
-          stop_after_idle_s=None, verbose=False):
+def serve(teachers: Teachers, bootstrap: str, steps_topic: str, distributions_topic: str, run=None, group=None,
+          log=print, stop_after_idle_s=None, verbose=False, batch=64) -> int:
+    """Answers the steps read from Kafka; the steps that arrive together (up to `batch`, one poll)
+    are answered together, so sequences in flight share each forward."""
     from confluent_kafka import Consumer, Producer
     from . import wire
     cons = Consumer({"bootstrap.servers": bootstrap, "group.id": group or "hotpate-llm-%d" % id(teachers),
@@ -163,39 +231,46 @@ def serve(teachers, bootstrap, steps_topic, distributions_topic, run=None, group
     idle_since = time.time()
     answered = 0
     started = None
+    logged = 0
     try:
         while True:
-            msg = cons.poll(0.5)
-            if msg is None or msg.error():
+            msgs = [m for m in cons.consume(batch, 0.5) if not m.error()]
+            if not msgs:
                 if stop_after_idle_s and time.time() - idle_since > stop_after_idle_s:
                     break
                 continue
             idle_since = time.time()
-            try:
-                step = wire.decode_step(msg.value())
-            except (ValueError, IndexError) as e:
-                log("skipping a record: %s" % e)
+            steps = []
+            for msg in msgs:
+                try:
+                    st = wire.decode_step(msg.value())
+                except (ValueError, IndexError) as e:
+                    log("skipping a record: %s" % e)
+                    continue
+                if run and st["runId"] != run:
+                    continue
+                if st["deadlineMs"] < time.time() * 1000:
+                    continue  # closed already: answering would only land in rejected
+                steps.append(st)
+            if not steps:
                 continue
-            if run and step["runId"] != run:
-                continue
-            if step["deadlineMs"] < time.time() * 1000:
-                continue  # closed already: answering would only land in rejected
             started = started or time.time()
             now = int(time.time() * 1000)
-            out = teachers.answer(step)
-            for t, kind, value in out:
-                if kind == "vote":
-                    b = wire.encode_model_vote(step, t, value, step["randomnessVersion"], now)
-                else:
-                    b = wire.encode_sparse(step, t, value[0], value[1], now)
-                prod.produce(distributions_topic, key=str(t).encode(), value=b)
+            for st, out in zip(steps, teachers.answer_many(steps)):
+                for a in out:
+                    if isinstance(a, Vote):
+                        b = wire.encode_model_vote(st, a.teacher, a.token, st["randomnessVersion"], now)
+                    else:
+                        b = wire.encode_sparse(st, a.teacher, a.tokens, a.probs, now)
+                    prod.produce(distributions_topic, key=str(a.teacher).encode(), value=b)
+                answered += len(out)
+                if verbose:
+                    top = collections.Counter(a.token for a in out if isinstance(a, Vote)).most_common(1)
+                    log("step %d/%d/%d: %s" % (st["sequenceId"], st["step"], st["attempt"],
+                                               "top vote %d x%d" % top[0] if top else "sparse answers"))
             prod.poll(0)
-            answered += len(teachers.ids) + len(teachers.empty)
-            if verbose:
-                top = collections.Counter(v for _, k, v in out if k == "vote").most_common(1)
-                log("step %d/%d/%d: %s" % (step["sequenceId"], step["step"], step["attempt"],
-                                           "top vote %d x%d" % top[0] if top else "sparse answers"))
-            if teachers.steps_answered % 20 == 0:
+            if teachers.steps_answered - logged >= 20:
+                logged = teachers.steps_answered
                 el = time.time() - started
                 log("hotpate_teacher: %d steps, %d teacher answers, %.1f teacher-steps/s, cache %.1f MB"
                     % (teachers.steps_answered, answered, answered / max(el, 1e-9), teachers.cache_bytes() / 1e6))

@@ -7,6 +7,7 @@ import unittest
 import torch
 
 from hotpate_teacher import llama
+from tests.reference import reference_logits
 
 CFG = {"vocab_size": 97, "hidden_size": 48, "intermediate_size": 64, "num_hidden_layers": 2,
        "num_attention_heads": 6, "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
@@ -41,6 +42,18 @@ class LlamaTest(unittest.TestCase):
             torch.testing.assert_close(out[i], full_logits(m, p + new)[-1], rtol=1e-4, atol=1e-4)
             torch.testing.assert_close(out2[i], full_logits(m, p + new + [14])[-1], rtol=1e-4, atol=1e-4)
         self.assertFalse(torch.isnan(out2).any())
+
+    def test_the_full_forward_is_the_independent_reference(self):
+        """Against a loop-based float64 Llama (tests/reference.py): RoPE, the GQA head grouping
+        (query head h reads KV head h // rep), RMSNorm and SwiGLU as Hugging Face defines them."""
+        m = tiny()
+        ids = [5, 17, 3, 3, 90, 41, 8, 60, 2]
+        ref = torch.tensor(reference_logits(m, ids), dtype=torch.float32)
+        torch.testing.assert_close(full_logits(m, ids), ref, rtol=1e-4, atol=1e-4)
+        with torch.no_grad():  # last_only: the same last row
+            last = m(torch.tensor([ids]), torch.arange(len(ids))[None], torch.ones(1, len(ids), dtype=torch.bool),
+                     last_only=True)[0]
+        torch.testing.assert_close(last, ref[-1], rtol=1e-4, atol=1e-4)
 
     def test_gqa_and_rope_change_the_output(self):
         """Guards against a test that cannot fail: positions matter (RoPE), so a shifted prompt differs."""

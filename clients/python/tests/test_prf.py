@@ -49,6 +49,21 @@ class PrfTest(unittest.TestCase):
             ref = prf.vote(dict(enumerate(c["probs"])), c["seed"] & prf.MASK, prf.teacher_key(c["teacher"]))
             self.assertEqual(got, -1 if ref is None else ref, c["name"])
 
+    def test_votes_in_torch_are_the_java_samplers_and_break_ties_to_the_smallest_token(self):
+        import torch
+        with open(os.path.join(HERE, "vectors", "coordinated_votes.json")) as f:
+            cases = json.load(f)
+        for c in cases:
+            p = torch.tensor([c["probs"]], dtype=torch.float64)
+            inv = prf.inverse_exp1_tensor(c["seed"], p.shape[1])
+            self.assertEqual(prf.coordinated_votes_torch(p, inv, c["seed"], [c["teacher"]]), [c["vote"]], c["name"])
+        # a tie of scores: the smallest token wins, whatever the position of the maxima
+        inv = torch.tensor([1.0, 2.0, 1.0, 2.0], dtype=torch.float64)
+        p = torch.tensor([[0.0, 0.25, 0.5, 0.25], [0.4, 0.2, 0.2, 0.2], [0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
+        votes = prf.coordinated_votes_torch(p, inv, 1, [0, 1, 2])
+        self.assertEqual(votes[:2], [1, 0])  # scores 0, .5, .5, .5 and .4, .4, .2, .4
+        self.assertEqual(votes[2], -1)  # nothing listed: the residual abstains
+
     def test_a_broken_vote_rule_is_caught_by_the_vectors(self):
         """The vectors can fail: drawing with independent (uncoordinated) noise changes votes."""
         with open(os.path.join(HERE, "vectors", "coordinated_votes.json")) as f:
