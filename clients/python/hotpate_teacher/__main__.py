@@ -130,12 +130,14 @@ def main(argv=None) -> None:
     if a.threads:
         torch.set_num_threads(a.threads)
     try:
-        users = worker.read_users(records, get("records.user-field", "user"), get("records.text-field", "text"))
+        users = worker.read_users(records, get("records.user-field", "user"), get("records.text-field", "text"),
+                                  every_user=True)
     except (OSError, UnicodeDecodeError, EOFError) as e:
         die("cannot read records.file %s: %s" % (records, e))
     if kind == "heterogeneous":
         if n != len(users):
-            die("the spec's ensemble.teachers (%s) must be the number of distinct users in %s (%d)"
+            die("the spec's ensemble.teachers (%s) must be the number of distinct users in %s (%d,"
+                " users without text included)"
                 % (n, records, len(users)))
         owner = worker.teacher_of_users(users)
     else:

@@ -41,8 +41,10 @@ class Sparse:
 Answer = Union[Vote, Sparse]
 
 
-def read_users(path, user_field, text_field):
-    """{user: [texts]} from a JSONL(.gz) file; lines without a string user or non-empty text are skipped."""
+def read_users(path, user_field, text_field, every_user=False):
+    """{user: [texts]} from a JSONL(.gz) file; lines without a string user or non-empty text are skipped.
+    every_user: a user whose lines have no usable text is kept with no texts — the job's n counts
+    every user id present, valid records or not (such a teacher abstains)."""
     users = collections.OrderedDict()
     with open(path, "rb") as f:
         raw = f.read()
@@ -58,7 +60,11 @@ def read_users(path, user_field, text_field):
         u, t = o.get(user_field), o.get(text_field)
         if isinstance(u, (int, float, bool)) and not isinstance(u, bool):
             u = str(u)
-        if not isinstance(u, str) or not u.strip() or not isinstance(t, str) or not t:
+        if not isinstance(u, str) or not u.strip():
+            continue
+        if not isinstance(t, str) or not t:
+            if every_user:
+                users.setdefault(u, [])
             continue
         users.setdefault(u, []).append(t)
     return users

@@ -148,6 +148,17 @@ class WorkerTest(unittest.TestCase):
         finally:
             os.remove(f.name)
 
+    def test_every_user_counts_users_without_text_as_the_job_does(self):
+        # the job's n is every user id present, valid records or not; such a teacher abstains
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write('{"user": "a", "text": "x"}\n{"user": "b", "text": ""}\n{"user": "c"}\n{"text": "y"}\n')
+        try:
+            users = worker.read_users(f.name, "user", "text", every_user=True)
+            self.assertEqual(dict(users), {"a": ["x"], "b": [], "c": []})
+            self.assertEqual(worker.teacher_of_users(users), {"a": 0, "b": 1, "c": 2})
+        finally:
+            os.remove(f.name)
+
 
 if __name__ == "__main__":
     unittest.main()
