@@ -22,12 +22,13 @@ import org.hotpate.teachers.text.Tokenizer;
 
 /**
  * After a run: a readable sample of the synthetic texts (from the public {@code records.jsonl}) on
- * the console, and — for a records run whose private records come from {@code records.file} and
- * whose teachers have a {@code teacher.public-file} — the fidelity of the texts (does the output
- * read like the private records rather than the public text; {@link Fidelity}) and the share of
- * started records with at least one private token, added to the operator-only {@code
- * operator.json}; and a records run's batch figures (valid records, rejected lines, load time, time
- * to the first result and records/s), also into {@code operator.json}.
+ * the console, and — for a run whose private records come from {@code records.file} (a records run,
+ * or external teachers such as the LLM worker that read it) with a {@code teacher.public-file} —
+ * the fidelity of the texts (does the output read like the private records rather than the public
+ * text; {@link Fidelity}) and the share of started records with at least one private token, added
+ * to the operator-only {@code operator.json}; and a records run's batch figures (valid records,
+ * rejected lines, load time, time to the first result and records/s), also into {@code
+ * operator.json}.
  *
  * <p>The console holds public values only (issue 30 item 8): released texts, the share of started
  * records with a private token (from the public {@code records.jsonl}), n and the public
@@ -153,7 +154,9 @@ final class RunTexts {
         for (String s : shown) {
             err.println("  " + JSON.valueToTree(s)); // quoted: control characters stay visible
         }
-        if (!cfg.ensemble().fromRecords()) {
+        // records runs, and external teachers of a records.file (the LLM worker): scored against
+        // the same private records
+        if (!cfg.ensemble().fromRecords() && cfg.records().file().isEmpty()) {
             return;
         }
         String privateFile = cfg.records().file();

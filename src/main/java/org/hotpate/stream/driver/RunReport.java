@@ -236,9 +236,10 @@ record RunReport(
         }
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
         s.put("releases", outcome.ledger(LedgerKind.CHARGE).size());
-        if (!cfg.ensemble().fromRecords()) {
-            // Records runs: the wall time follows the teachers' build and answer times, which
-            // depend on the private records — operator-only there (operatorSummary).
+        if (!cfg.ensemble().fromRecords() && cfg.records().file().isEmpty()) {
+            // Records runs, and external teachers of a records.file (the LLM worker's prompts):
+            // the wall time follows the teachers' build and answer times, which depend on the
+            // private records — operator-only there (operatorSummary).
             s.put("elapsedSeconds", round(seconds));
             s.put("tokensPerSecond", round(tokens / seconds));
         }

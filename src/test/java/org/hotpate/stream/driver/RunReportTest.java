@@ -26,6 +26,18 @@ class RunReportTest {
         assertThat(op.has("tokensPerSecond")).isTrue();
     }
 
+    /** The LLM worker's answer times follow its teachers' prompts: the private records. */
+    @Test
+    void externalTeachersOfARecordsFileKeepTheirWallTimeOutOfThePublicSummary() {
+        RunReport r =
+                report(
+                        "ensemble: {source: external, kind: heterogeneous, teachers: 4}\n"
+                                + "records: {file: private.jsonl}");
+        assertThat(r.summary().has("elapsedSeconds")).isFalse();
+        assertThat(r.summary().has("tokensPerSecond")).isFalse();
+        assertThat(r.operatorSummary().get("elapsedSeconds").asDouble()).isEqualTo(125.4);
+    }
+
     @Test
     void aSimulatedRunStillPublishesItsWallTime() {
         RunReport r = report("");
