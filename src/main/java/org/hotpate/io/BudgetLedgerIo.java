@@ -192,6 +192,37 @@ public final class BudgetLedgerIo {
     }
 
     /**
+     * Appends a run's entry to the ledger topic outside the job's transactions (acks=all,
+     * idempotent; readers merge versions never lower, {@link BudgetRecord#max}): the driver's
+     * write-ahead of a release it makes itself (the population prior). Durable when it returns.
+     */
+    public static void writeTopic(
+            Properties clientProperties, String topic, BudgetRecord r, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG, "all");
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.remove(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG);
+        try (var producer =
+                new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(
+                        p,
+                        new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            producer.send(
+                            new org.apache.kafka.clients.producer.ProducerRecord<>(
+                                    topic,
+                                    r.key().getBytes(StandardCharsets.UTF_8),
+                                    BudgetLedgerWire.encode(r)))
+                    .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted writing " + r.key() + " to " + topic, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot write " + r.key() + " to " + topic, e);
+        }
+    }
+
+    /**
      * Reads the compacted ledger topic like {@link #readTopic} and returns the largest version of
      * every teacher entry ({@code <dataset>/teacher/<id>}).
      */

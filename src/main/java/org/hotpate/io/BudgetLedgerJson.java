@@ -49,6 +49,9 @@ public final class BudgetLedgerJson {
         for (double v : r.datasetPlan()) {
             plan.add(v);
         }
+        if (r.priorSlack() > 0) {
+            o.put("priorSlack", r.priorSlack()); // absent: 0 (entries without a prior)
+        }
         return o.toString();
     }
 
@@ -76,7 +79,8 @@ public final class BudgetLedgerJson {
                         ? Double.POSITIVE_INFINITY
                         : required(o, "epsilon").asDouble(),
                 o.path("updatedAtMs").asLong(0),
-                o.has("datasetPlan") ? doubles(o.get("datasetPlan")) : new double[0]);
+                o.has("datasetPlan") ? doubles(o.get("datasetPlan")) : new double[0],
+                o.path("priorSlack").asDouble(0));
     }
 
     /** A teacher's entry as the local ledger's JSON ({@code "kind":"teacher"}). */

@@ -19,13 +19,15 @@ public final class BudgetLedgerWire {
 
     /**
      * Decodes current ledger entries and v1 entries (written before teacher entries carried {@code
-     * pending} and {@code version}; Avro schema resolution fills in their defaults, 0).
+     * pending} and {@code version}) and v2 entries (before run entries carried {@code priorSlack});
+     * Avro schema resolution fills in their defaults, 0.
      */
     private static final BinaryMessageDecoder<org.hotpate.io.avro.BudgetLedgerRecord>
             LEDGER_DECODER =
                     AvroWire.decoderWithLegacy(
                             org.hotpate.io.avro.BudgetLedgerRecord.getClassSchema(),
-                            "/schemas/legacy/budget_ledger_record-v1.avsc");
+                            "/schemas/legacy/budget_ledger_record-v1.avsc",
+                            "/schemas/legacy/budget_ledger_record-v2.avsc");
 
     /** A run's budget record on the budget-ledger topic (kind {@code run}). */
     public static byte[] encode(BudgetRecord r) {
@@ -46,6 +48,7 @@ public final class BudgetLedgerWire {
                         .setEpsilon(r.epsilon())
                         .setUpdatedAtMs(r.updatedAtMs())
                         .setDatasetPlan(AvroWire.doubles(r.datasetPlan()))
+                        .setPriorSlack(r.priorSlack())
                         .build();
         return AvroWire.bytes(() -> org.hotpate.io.avro.BudgetLedgerRecord.getEncoder().encode(a));
     }
@@ -72,7 +75,8 @@ public final class BudgetLedgerWire {
                             a.getAnswered(),
                             a.getEpsilon(),
                             a.getUpdatedAtMs(),
-                            AvroWire.doubles(a.getDatasetPlan())));
+                            AvroWire.doubles(a.getDatasetPlan()),
+                            a.getPriorSlack()));
         } catch (IllegalArgumentException e) {
             throw new UndecodableException("not a valid BudgetLedgerRecord: " + e.getMessage(), e);
         }

@@ -18,6 +18,12 @@ import java.util.Arrays;
  * ({@code DatasetBudget.toState()}'s first five values: ε_D, δ_D, order, δ share, conversion);
  * empty without a dataset cap. Every later run keeps the plan of the earliest entry, so the
  * dataset's order is never chosen after seeing earlier outputs.
+ *
+ * <p>{@code priorSlack} is η of the run's population prior ({@code DpNgramExtraction
+ * #thresholdSlack}; 0 without one): its δ term is not in {@code approxDelta} but composed over the
+ * dataset's runs at the dataset's ε, (1 + e^ε_D)·Σ η ({@code protocol.DatasetPrior},
+ * docs/proofs/dp-ngram-prior.md). An entry with η &gt; 0 holds the prior's charge: the driver
+ * writes it before it draws the table.
  */
 public record BudgetRecord(
         String dataset,
@@ -32,7 +38,8 @@ public record BudgetRecord(
         long answered,
         double epsilon,
         long updatedAtMs,
-        double[] datasetPlan) {
+        double[] datasetPlan,
+        double priorSlack) {
 
     public static final String RUN = "run";
     public static final String TEACHER = "teacher";
@@ -46,6 +53,9 @@ public record BudgetRecord(
 
     public BudgetRecord {
         datasetPlan = datasetPlan == null ? new double[0] : datasetPlan;
+        if (!(priorSlack >= 0 && priorSlack <= 1)) {
+            throw new IllegalArgumentException("priorSlack must be in [0, 1]; got " + priorSlack);
+        }
         if (orders.length != rdp.length) {
             throw new IllegalArgumentException(
                     "orders and rdp must have the same length; got "
@@ -53,6 +63,43 @@ public record BudgetRecord(
                             + " and "
                             + rdp.length);
         }
+    }
+
+    /** An entry of a run without a population prior ({@code priorSlack} 0). */
+    public BudgetRecord(
+            String dataset,
+            String runId,
+            boolean differentiallyPrivate,
+            String mechanism,
+            double[] orders,
+            double[] rdp,
+            double approxDelta,
+            double delta,
+            long releases,
+            long answered,
+            double epsilon,
+            long updatedAtMs,
+            double[] datasetPlan) {
+        this(
+                dataset,
+                runId,
+                differentiallyPrivate,
+                mechanism,
+                orders,
+                rdp,
+                approxDelta,
+                delta,
+                releases,
+                answered,
+                epsilon,
+                updatedAtMs,
+                datasetPlan,
+                0);
+    }
+
+    /** Whether the run's population prior is charged in this entry (η &gt; 0). */
+    public boolean holdsPrior() {
+        return priorSlack > 0;
     }
 
     /** {@code <dataset>/run/<runId>}. */
@@ -105,6 +152,7 @@ public record BudgetRecord(
                 Math.max(answered, other.answered),
                 Math.max(epsilon, other.epsilon),
                 Math.max(updatedAtMs, other.updatedAtMs),
-                datasetPlan.length > 0 ? datasetPlan : other.datasetPlan);
+                datasetPlan.length > 0 ? datasetPlan : other.datasetPlan,
+                Math.max(priorSlack, other.priorSlack));
     }
 }

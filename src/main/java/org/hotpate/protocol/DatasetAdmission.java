@@ -354,6 +354,20 @@ public final class DatasetAdmission {
      */
     public static void requireRoom(
             String dataset, DatasetPrior prior, BudgetTerms terms, PrivacyEvent worst) {
+        requireRoom(dataset, prior, terms, worst, null);
+    }
+
+    /**
+     * {@link #requireRoom(String, DatasetPrior, BudgetTerms, PrivacyEvent)} for a run that first
+     * releases the population prior {@code priorPlan} (null: none): the prior's RDP and its δ term
+     * count, so a prior the dataset cannot hold is refused before it is drawn.
+     */
+    public static void requireRoom(
+            String dataset,
+            DatasetPrior prior,
+            BudgetTerms terms,
+            PrivacyEvent worst,
+            PriorPlan priorPlan) {
         if (RunBudget.capPlannedAfterUse(prior, terms)) {
             throw new Refused(
                     Reason.CAP_AFTER_USE,
@@ -371,7 +385,8 @@ public final class DatasetAdmission {
                             + dataset
                             + ")");
         }
-        if (!RunBudget.datasetCapped(prior, terms) || RunBudget.hasRoom(prior, terms, worst)) {
+        if (!RunBudget.datasetCapped(prior, terms)
+                || RunBudget.hasRoom(prior, terms, worst, priorPlan)) {
             return;
         }
         EnsembleBudgetFilter.Config runOrder = RunBudget.runConfig(terms, worst);
@@ -385,14 +400,25 @@ public final class DatasetAdmission {
                                 ? "a non-private run used it"
                                 : String.format(
                                         "%d earlier run(s) spent epsilon %s (delta %s), and this"
-                                                + " run's budget.epsilon %s would take the dataset"
-                                                + " to %s > budget.dataset-epsilon %s",
+                                                + " run's budget.epsilon %s%s would take the"
+                                                + " dataset to %s > budget.dataset-epsilon %s",
                                         prior.runs(),
                                         Decimals.up(prior.epsilon(delta, runOrder), 4),
                                         delta,
                                         terms.epsilon(),
+                                        priorPlan == null
+                                                ? ""
+                                                : " with its population prior (its delta term "
+                                                        + String.format(
+                                                                java.util.Locale.ROOT,
+                                                                "%.3g",
+                                                                priorPlan
+                                                                        .charge(terms, worst, prior)
+                                                                        .coupling())
+                                                        + " must fit the dataset's delta share)",
                                         Decimals.up(
-                                                RunBudget.epsilonWithFullRun(prior, terms, worst),
+                                                RunBudget.epsilonWithFullRun(
+                                                        prior, terms, worst, priorPlan),
                                                 4),
                                         Math.min(
                                                 terms.datasetEpsilon(),

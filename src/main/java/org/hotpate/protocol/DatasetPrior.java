@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.hotpate.core.accounting.DatasetBudget;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
+import org.hotpate.core.prior.DpNgramExtraction;
 import org.hotpate.core.privacy.RdpConversions;
 import org.hotpate.model.BudgetRecord;
 
@@ -13,7 +14,10 @@ import org.hotpate.model.BudgetRecord;
  * summed order by order on {@link RunBudget#grid()} (RDP adds order by order, also across runs),
  * their Σδ, release counts, how many runs, whether one of them ran a non-private mechanism (the
  * dataset then has no finite ε), and the dataset filter's plan fixed at its first use ({@code
- * plan}, empty if none was fixed yet; {@code DatasetBudget.toState()}'s first five values).
+ * plan}, empty if none was fixed yet; {@code DatasetBudget.toState()}'s first five values), and the
+ * runs' Σ η of their population priors ({@code priorSlack}): the priors' δ term is composed at the
+ * dataset's ε, (1 + e^ε_D)·Σ η, never at each run's own ε (docs/proofs/dp-ngram-prior.md, "Across
+ * runs").
  */
 public record DatasetPrior(
         String dataset,
@@ -23,9 +27,23 @@ public record DatasetPrior(
         long answered,
         int runs,
         boolean nonPrivate,
-        double[] plan)
+        double[] plan,
+        double priorSlack)
         implements Serializable {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
+
+    /** The runs of a dataset none of which released a population prior. */
+    public DatasetPrior(
+            String dataset,
+            double[] rdp,
+            double approxDelta,
+            long releases,
+            long answered,
+            int runs,
+            boolean nonPrivate,
+            double[] plan) {
+        this(dataset, rdp, approxDelta, releases, answered, runs, nonPrivate, plan, 0);
+    }
 
     /** A dataset no run has used yet. */
     public static DatasetPrior empty(String dataset) {
@@ -49,6 +67,7 @@ public record DatasetPrior(
         boolean nonPrivate = false;
         double[] plan = new double[0];
         long planAt = Long.MAX_VALUE;
+        double slack = 0;
         for (BudgetRecord r : records) {
             if (!r.dataset().equals(dataset)) {
                 continue;
@@ -71,13 +90,22 @@ public record DatasetPrior(
                 rdp[i] += r.rdp()[i];
             }
             approx += r.approxDelta();
+            slack += r.priorSlack();
             releases += r.releases();
             answered += r.answered();
             nonPrivate |= !r.differentiallyPrivate();
             runs++;
         }
         return new DatasetPrior(
-                dataset, rdp, Math.min(1, approx), releases, answered, runs, nonPrivate, plan);
+                dataset,
+                rdp,
+                Math.min(1, approx),
+                releases,
+                answered,
+                runs,
+                nonPrivate,
+                plan,
+                Math.min(1, slack));
     }
 
     /**
@@ -96,11 +124,14 @@ public record DatasetPrior(
         return plan.length == 5;
     }
 
-    /** The dataset filter with the stored plan and these runs' curve ({@link #hasPlan()}). */
+    /**
+     * The dataset filter with the stored plan and these runs' curve ({@link #hasPlan()}); their
+     * priors' δ term at the plan's cap ε_D, which the dataset never ends above.
+     */
     DatasetBudget plannedBudget() {
         double[] state = new double[6 + rdp.length];
         System.arraycopy(plan, 0, state, 0, 5);
-        state[5] = approxDelta;
+        state[5] = Math.min(1, approxDelta + DpNgramExtraction.couplingDelta(plan[0], priorSlack));
         System.arraycopy(rdp, 0, state, 6, rdp.length);
         return DatasetBudget.fromState(RunBudget.grid(), state);
     }
@@ -140,15 +171,43 @@ public record DatasetPrior(
             return Double.POSITIVE_INFINITY;
         }
         double atOrder = rdp[runOrder.orderIndex()];
-        if (approxDelta <= runOrder.approxDeltaShare()) {
+        if (priorSlack == 0) {
+            return atDelta(delta, runOrder, atOrder, approxDelta);
+        }
+        // The priors' δ term (1 + e^ε)·Σ η depends on the ε claimed: the least ε whose conversion,
+        // with that term taken from δ, is ≤ ε. The conversion only grows with ε, so iterating from
+        // below climbs to it; the answer is checked, never trusted.
+        double e = 0;
+        for (int i = 0; i < 200; i++) {
+            double next = atDelta(delta, runOrder, atOrder, coupled(e));
+            if (!Double.isFinite(next)) {
+                return Double.POSITIVE_INFINITY;
+            }
+            if (next <= e) {
+                return e;
+            }
+            e = next + 1e-12 * (1 + next); // a step past the limit, so the check can pass
+        }
+        return Double.POSITIVE_INFINITY;
+    }
+
+    /** The runs' δ terms under a claim of {@code epsilon}: Σδ + (1 + e^ε)·Σ η. */
+    public double coupled(double epsilon) {
+        return Math.min(1, approxDelta + DpNgramExtraction.couplingDelta(epsilon, priorSlack));
+    }
+
+    /** The curve's ε at {@code runOrder}'s order with {@code deltas} of δ spent on δ terms. */
+    private static double atDelta(
+            double delta, EnsembleBudgetFilter.Config runOrder, double atOrder, double deltas) {
+        if (deltas <= runOrder.approxDeltaShare()) {
             return runOrder.epsilonAt(atOrder);
         }
-        if (approxDelta >= delta) {
+        if (deltas >= delta) {
             return Double.POSITIVE_INFINITY;
         }
         return Math.max(
                 0,
                 RdpConversions.epsilonAtOrder(
-                        runOrder.order(), atOrder, delta - approxDelta, runOrder.conversion()));
+                        runOrder.order(), atOrder, delta - deltas, runOrder.conversion()));
     }
 }

@@ -36,8 +36,18 @@ public record PriorPlan(int length, int perUser, double share) implements Serial
         checkArgument(length >= 1 && length <= 8, "prior length must be in [1, 8]; got " + length);
     }
 
-    /** The extraction this run releases (its σ, ρ and k), for these public inputs. */
+    /** The extraction this run releases on a dataset no capped run planned ({@link #claim}). */
     public DpNgramExtraction extraction(BudgetTerms terms, PrivacyEvent worst) {
+        return extraction(terms, worst, null);
+    }
+
+    /**
+     * The extraction this run releases (its σ, ρ and k), for these public inputs: ρ keeps the δ
+     * term at the claim's ε ({@link #claim}) at or below δ/20. {@code dataset}: the earlier runs
+     * (their plan fixes the dataset's cap); null: none.
+     */
+    public DpNgramExtraction extraction(
+            BudgetTerms terms, PrivacyEvent worst, DatasetPrior dataset) {
         EnsembleBudgetFilter.Config c = RunBudget.runConfig(terms, worst);
         checkState(
                 c != null, "a population prior needs a finite budget.epsilon and a DP mechanism");
@@ -46,12 +56,49 @@ public record PriorPlan(int length, int perUser, double share) implements Serial
                 perUser,
                 c.order(),
                 share * c.rdpBudget(),
-                terms.epsilon(),
+                claim(terms, dataset),
                 terms.delta() * DELTA_SHARE);
     }
 
-    /** What the release costs: the run filter charges it first. */
+    /**
+     * The ε at which the run charges the prior's δ term (1 + e^ε)·η: the largest ε claimed for
+     * anything the prior's data is in — the run's budget.epsilon, or the dataset's cap when the
+     * dataset has one (its filter then charges the same term; the dataset never ends above its
+     * cap). Without a cap the dataset's own term is composed at its ε over every run ({@link
+     * DatasetPrior#epsilon}), not here.
+     */
+    public static double claim(BudgetTerms terms, DatasetPrior dataset) {
+        double e = terms.epsilon();
+        if (dataset != null && dataset.hasPlan()) {
+            return Math.max(e, dataset.plan()[0]);
+        }
+        return terms.datasetCapped() ? Math.max(e, terms.datasetEpsilon()) : e;
+    }
+
+    /** What the release costs on a dataset no capped run planned ({@link #charge}). */
     public PrivacyEvent event(BudgetTerms terms, PrivacyEvent worst) {
-        return extraction(terms, worst).event(terms.epsilon());
+        return charge(terms, worst, null).event();
+    }
+
+    /**
+     * What the release costs: the run filter (and the dataset's, with a cap) charges {@link
+     * Charge#event()} first; the ledger records {@link Charge#slack()} (η) beside the RDP.
+     */
+    public Charge charge(BudgetTerms terms, PrivacyEvent worst, DatasetPrior dataset) {
+        DpNgramExtraction x = extraction(terms, worst, dataset);
+        double e = claim(terms, dataset);
+        return new Charge(
+                x.event(e),
+                x.thresholdSlack(),
+                DpNgramExtraction.couplingDelta(e, x.thresholdSlack()));
+    }
+
+    /**
+     * The prior's charge: its event (the levels' Gaussians and the δ term {@code coupling} = (1 +
+     * e^claim)·η), and η itself ({@code slack}).
+     */
+    public record Charge(PrivacyEvent event, double slack, double coupling)
+            implements Serializable {
+        private static final long serialVersionUID = 1L;
     }
 }

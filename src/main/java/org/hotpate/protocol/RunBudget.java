@@ -37,7 +37,7 @@ public final class RunBudget {
     private final BudgetTerms terms;
     private final DatasetPrior prior;
     private final PrivacyEvent worst;
-    private final PrivacyEvent preCharge; // the population prior's release, or null
+    private final PriorPlan.Charge preCharge; // the population prior's release, or null
     private final DatasetBudget dataset;
     private final EnsembleBudgetFilter filter; // null: no run cap
     private final double[] uncapped; // the curve without a run cap: rdp..., Σδ, releases, answered
@@ -46,14 +46,14 @@ public final class RunBudget {
             BudgetTerms terms,
             DatasetPrior prior,
             PrivacyEvent worst,
-            PrivacyEvent preCharge,
+            PriorPlan priorPlan,
             double[] snapshot) {
         this.terms = terms;
         this.prior = prior;
         this.worst = worst;
-        this.preCharge = preCharge;
+        this.preCharge = priorCharge(terms, prior, worst, priorPlan);
         this.dataset = datasetBudget(prior, terms, worst);
-        EnsembleBudgetFilter.Config run = runConfig(terms, worst, preCharge);
+        EnsembleBudgetFilter.Config run = runConfig(terms, worst, eventOf(preCharge));
         if (run == null) {
             this.filter = null;
             this.uncapped = snapshot == null ? new double[grid().size() + 3] : snapshot.clone();
@@ -66,7 +66,7 @@ public final class RunBudget {
                                     : EnsembleBudgetFilter.create(run, dataset))
                             : EnsembleBudgetFilter.restore(run, dataset, snapshot);
             if (snapshot == null && preCharge != null) {
-                filter.precharge(preCharge); // before any step: the run's ε covers it
+                filter.precharge(preCharge.event()); // before any step: the run's ε covers it
             }
         }
     }
@@ -77,13 +77,23 @@ public final class RunBudget {
     }
 
     /**
-     * A fresh run that released {@code preCharge} before its first step (the population prior,
-     * {@link PriorPlan}; null: none): its filter charges it first. A run with a prior needs a run
-     * cap and no dataset cap (the dataset's δ share is planned without one).
+     * A fresh run that released a population prior planned by {@code priorPlan} before its first
+     * step (null: none): its filter (and the dataset's, with a cap) charges it first ({@link
+     * PriorPlan#charge}). A run with a prior needs a run cap.
      */
     public static RunBudget start(
-            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, PrivacyEvent preCharge) {
-        return new RunBudget(terms, prior, worst, preCharge, null);
+            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, PriorPlan priorPlan) {
+        return new RunBudget(terms, prior, worst, priorPlan, null);
+    }
+
+    /** The prior's charge for a run with these inputs, or null without a prior. */
+    public static PriorPlan.Charge priorCharge(
+            BudgetTerms terms, DatasetPrior prior, PrivacyEvent worst, PriorPlan priorPlan) {
+        return priorPlan == null ? null : priorPlan.charge(terms, worst, prior);
+    }
+
+    private static PrivacyEvent eventOf(PriorPlan.Charge c) {
+        return c == null ? null : c.event();
     }
 
     /** A run restored from its own state ({@link #snapshot()}). */
@@ -97,9 +107,9 @@ public final class RunBudget {
             BudgetTerms terms,
             DatasetPrior prior,
             PrivacyEvent worst,
-            PrivacyEvent preCharge,
+            PriorPlan priorPlan,
             double[] snapshot) {
-        return new RunBudget(terms, prior, worst, preCharge, snapshot);
+        return new RunBudget(terms, prior, worst, priorPlan, snapshot);
     }
 
     /** The order grid of every run's curve (the filter's default grid). */
@@ -209,6 +219,17 @@ public final class RunBudget {
      * enforces the cap exactly.) Always true without a dataset cap.
      */
     public static boolean hasRoom(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        return hasRoom(p, b, worst, null);
+    }
+
+    /**
+     * {@link #hasRoom(DatasetPrior, BudgetTerms, PrivacyEvent)} for a run that releases a
+     * population prior first ({@code priorPlan}; null: none): the prior's RDP and its δ term count
+     * in the full run, so a prior that does not fit the dataset (its δ share included) is refused
+     * before it is drawn.
+     */
+    public static boolean hasRoom(
+            DatasetPrior p, BudgetTerms b, PrivacyEvent worst, PriorPlan priorPlan) {
         if (!datasetCapped(p, b)) {
             return true;
         }
@@ -216,7 +237,7 @@ public final class RunBudget {
             return false;
         }
         // the requested cap and the enforced one (the plan's, which a later run cannot change)
-        return epsilonWithFullRun(p, b, worst)
+        return epsilonWithFullRun(p, b, worst, priorPlan)
                 <= Math.min(b.datasetEpsilon(), enforcedDatasetEpsilon(p, b, worst));
     }
 
@@ -225,6 +246,16 @@ public final class RunBudget {
      * releases (+∞ past the dataset's δ share).
      */
     public static double epsilonWithFullRun(DatasetPrior p, BudgetTerms b, PrivacyEvent worst) {
+        return epsilonWithFullRun(p, b, worst, null);
+    }
+
+    /**
+     * {@link #epsilonWithFullRun(DatasetPrior, BudgetTerms, PrivacyEvent)} with the population
+     * prior {@code priorPlan} (null: none) charged first: its RDP and δ term, then the worst-case
+     * releases that fit the run's budget after it.
+     */
+    public static double epsilonWithFullRun(
+            DatasetPrior p, BudgetTerms b, PrivacyEvent worst, PriorPlan priorPlan) {
         DatasetBudget d = datasetBudget(p, b, worst);
         EnsembleBudgetFilter.Config run = runConfig(b, worst);
         if (d == null || run == null) {
@@ -232,11 +263,27 @@ public final class RunBudget {
         }
         long k = Math.max(1, EnsembleBudgetFilter.maxReleases(run, worst));
         double[] per = RdpAccountant.rdpOf(worst, grid());
+        double[] pre = new double[per.length];
+        double preDelta = 0;
+        if (priorPlan != null) {
+            PriorPlan.Charge c = priorPlan.charge(b, worst, p);
+            pre = RdpAccountant.rdpOf(c.event(), grid());
+            preDelta = c.coupling();
+            int a = run.orderIndex();
+            if (per[a] > 0) { // the releases that still fit the run's Rényi budget after the prior
+                k =
+                        Math.max(
+                                1,
+                                Math.min(
+                                        k, (long) Math.floor((run.rdpBudget() - pre[a]) / per[a])));
+            }
+        }
         double[] full = new double[per.length];
         for (int i = 0; i < full.length; i++) {
-            full[i] = k * per[i];
+            full[i] = pre[i] + k * per[i];
         }
-        return d.plusRun(full, Math.min(1, k * RdpAccountant.deltaOf(worst))).spentEpsilon();
+        return d.plusRun(full, Math.min(1, preDelta + k * RdpAccountant.deltaOf(worst)))
+                .spentEpsilon();
     }
 
     private boolean datasetBlocked() {
@@ -332,13 +379,31 @@ public final class RunBudget {
         return new DatasetPrior(
                         prior.dataset(),
                         rdp,
-                        Math.min(1, prior.approxDelta() + s[k]),
+                        Math.min(1, prior.approxDelta() + approxDeltaWithoutPrior(s[k])),
                         0,
                         0,
                         prior.runs() + 1,
                         false,
-                        planOf(dataset))
-                .epsilon(terms.delta(), runConfig(terms, worst, preCharge));
+                        planOf(dataset),
+                        Math.min(1, prior.priorSlack() + priorSlack()))
+                .epsilon(terms.delta(), runConfig(terms, worst));
+    }
+
+    /** η of the run's population prior (0 without one). */
+    public double priorSlack() {
+        return preCharge == null ? 0 : preCharge.slack();
+    }
+
+    /**
+     * The run's Σδ without its prior's δ term, which the ledger records as η instead (the dataset
+     * composes it at its own ε). Rounded up: never below the other terms' sum.
+     */
+    private double approxDeltaWithoutPrior(double sum) {
+        if (preCharge == null || preCharge.coupling() == 0) {
+            return sum;
+        }
+        double rest = sum - preCharge.coupling();
+        return rest <= 0 ? 0 : Math.min(1, Math.nextUp(rest + Math.ulp(sum)));
     }
 
     /** The releases charged so far. */
@@ -346,7 +411,10 @@ public final class RunBudget {
         return (long) snapshot()[grid().size() + 1];
     }
 
-    /** This run's entry for the durable ledger, with the dataset's plan. */
+    /**
+     * This run's entry for the durable ledger, with the dataset's plan; with a prior, its η in
+     * {@link BudgetRecord#priorSlack()} and its δ term out of {@code approxDelta}.
+     */
     public BudgetRecord record(
             String runId, boolean isPrivate, String mechanism, long releases, long nowMs) {
         double[] s = snapshot();
@@ -358,12 +426,13 @@ public final class RunBudget {
                 mechanism,
                 grid().orders(),
                 Arrays.copyOf(s, k),
-                s[k],
+                approxDeltaWithoutPrior(s[k]),
                 terms.delta(),
                 Math.max(releases, (long) s[k + 1]),
                 (long) s[k + 2],
                 isPrivate ? runEpsilon() : Double.POSITIVE_INFINITY,
                 nowMs,
-                planOf(dataset));
+                planOf(dataset),
+                priorSlack());
     }
 }

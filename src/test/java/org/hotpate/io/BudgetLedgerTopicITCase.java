@@ -215,4 +215,67 @@ class BudgetLedgerTopicITCase {
             other.close(Duration.ZERO);
         }
     }
+
+    /**
+     * The driver's write-ahead of a population prior (issue 39 item 1) on a real broker: the entry
+     * written outside any transaction ({@link BudgetLedgerIo#writeTopic}) is read back at once with
+     * its η, and the job's later transactional version of the same account (the prior plus its
+     * releases) supersedes it by the larger value, so the prior counts once.
+     */
+    @Test
+    void theDriversPriorEntryIsReadBackAndMergesWithTheJobsOnce() throws Exception {
+        String topic = topic("prior");
+        BudgetRecord prior = rec("r5", 0.5);
+        prior =
+                new BudgetRecord(
+                        prior.dataset(),
+                        prior.runId(),
+                        true,
+                        "gnmax",
+                        prior.orders(),
+                        prior.rdp(),
+                        0,
+                        1e-6,
+                        0,
+                        0,
+                        0.5,
+                        1,
+                        new double[0],
+                        3e-9);
+        BudgetLedgerIo.writeTopic(client, topic, prior, Duration.ofSeconds(30));
+        List<BudgetRecord> read = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(10));
+        assertThat(read).hasSize(1);
+        assertThat(read.get(0).priorSlack()).isEqualTo(3e-9);
+        assertThat(read.get(0).rdp()).containsExactly(0.5, 2.0);
+
+        BudgetRecord job = rec("r5", 0.8); // the accountant's entry: the prior and its releases
+        job =
+                new BudgetRecord(
+                        job.dataset(),
+                        job.runId(),
+                        true,
+                        "gnmax",
+                        job.orders(),
+                        job.rdp(),
+                        0,
+                        1e-6,
+                        10,
+                        10,
+                        0.8,
+                        2,
+                        new double[0],
+                        3e-9);
+        KafkaProducer<byte[], byte[]> p = producer("hotpate-prior-0-1");
+        try {
+            p.beginTransaction();
+            send(p, topic, job);
+            p.commitTransaction();
+        } finally {
+            p.close(Duration.ZERO);
+        }
+        read = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(10));
+        assertThat(read).hasSize(1);
+        assertThat(read.get(0).rdp()).containsExactly(0.8, 3.2);
+        assertThat(read.get(0).priorSlack()).isEqualTo(3e-9);
+    }
 }

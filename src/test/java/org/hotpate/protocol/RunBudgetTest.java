@@ -248,8 +248,7 @@ class RunBudgetTest {
     @Test
     void aPopulationPriorIsChargedFirstAndOnce_andLeavesTheReleaseCountAlone() {
         PrivacyEvent cheap = new PrivacyEvent.Gaussian(40.0, Math.sqrt(2)); // ~100s of releases
-        PriorPlan plan = new PriorPlan(3, 8, 0.25);
-        PrivacyEvent prior = plan.event(TWO, cheap);
+        PriorPlan prior = new PriorPlan(3, 8, 0.25);
         RunBudget without = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap);
         RunBudget with = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap, prior);
         assertThat(with.releases()).isZero();

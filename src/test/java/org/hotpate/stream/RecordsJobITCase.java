@@ -182,7 +182,9 @@ class RecordsJobITCase {
             assertThat(summary.path("populationPrior").path("ngrams").asLong())
                     .isEqualTo(table.released());
             assertThat(summary.path("populationPrior").path("kind").asText()).isEqualTo("dp-ngram");
-            org.hotpate.core.privacy.PrivacyEvent pre = CoreBindings.preCharge(run.config());
+            org.hotpate.core.privacy.PrivacyEvent pre =
+                    CoreBindings.preCharge(run.config())
+                            .event(run.config().budget().terms(), run.config().plan().worstCase());
             var alone =
                     org.hotpate.core.accounting.EnsembleBudgetFilter.create(
                             org.hotpate.protocol.RunBudget.runConfig(

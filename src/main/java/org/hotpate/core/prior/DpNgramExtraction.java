@@ -139,13 +139,32 @@ public final class DpNgramExtraction {
      * Gaussians (L2 sensitivity √(2k) each, replace-one) and the δ term (1 + e^ε)·η.
      */
     public PrivacyEvent event(double epsilonCap) {
+        List<PrivacyEvent> parts = new ArrayList<>(gaussians());
+        parts.add(new PrivacyEvent.ApproximateDp(0, couplingDelta(epsilonCap, thresholdSlack())));
+        return new PrivacyEvent.Composed(parts);
+    }
+
+    /** The RDP part of {@link #event}: one discrete Gaussian per level (M*, step 1). */
+    public List<PrivacyEvent> gaussians() {
         List<PrivacyEvent> parts = new ArrayList<>();
         for (int l = 0; l < maxLength; l++) {
             parts.add(new PrivacyEvent.DiscreteGaussian(sigma, Math.sqrt(2.0 * perUser)));
         }
-        double delta = Math.min(1, (1 + Math.exp(epsilonCap)) * thresholdSlack());
-        parts.add(new PrivacyEvent.ApproximateDp(0, delta));
-        return new PrivacyEvent.Composed(parts);
+        return parts;
+    }
+
+    /**
+     * The coupling's δ term for priors whose η sum to {@code slack}, under a claim of ε: (1 +
+     * e^ε)·Σ η, at most 1 (docs/proofs/dp-ngram-prior.md, step 3 and "Across runs"). The ε must be
+     * the one claimed for everything the priors' data is in — a run's, or its dataset's over every
+     * run.
+     */
+    public static double couplingDelta(double epsilon, double slack) {
+        checkArgument(slack >= 0, "slack must be >= 0; got " + slack);
+        if (slack == 0) {
+            return 0;
+        }
+        return Math.min(1, (1 + Math.exp(epsilon)) * slack);
     }
 
     /** Pr[N_ℤ(0, σ²) ≥ x], summed exactly far enough that the rest is below 10^−300. */
@@ -153,10 +172,10 @@ public final class DpNgramExtraction {
         checkArgument(x >= 1, "tail start must be >= 1; got " + x);
         double s2 = sigma * sigma;
         double sum = 0;
-        for (long k = x; k <= (long) Math.ceil(60 * sigma) + 1; k++) {
-            sum += DiscreteGaussian.pmf(s2, k);
+        for (long k = (long) Math.ceil(60 * sigma) + 1; k >= x; k--) { // small terms first
+            sum += Math.exp(-(double) k * k / (2 * s2));
         }
-        return Math.min(1, sum);
+        return Math.min(1, sum / DiscreteGaussian.normalizingConstant(s2)); // Z once, not per term
     }
 
     /** An n-gram: its elements (BOS only in front) — a value for hash maps. */

@@ -60,12 +60,12 @@ public final class CoreBindings {
      * released it ({@code teacher.prior-file} set) — or null. A run whose teachers use no prior is
      * charged none.
      */
-    public static PrivacyEvent preCharge(JobConfig cfg) {
+    public static PriorPlan preCharge(JobConfig cfg) {
         RunPlan plan = cfg.plan();
         if (plan.prior() == null || cfg.records().teacher().priorFile().isEmpty()) {
             return null;
         }
-        return plan.prior().event(plan.terms(), plan.worstCase());
+        return plan.prior(); // RunBudget charges PriorPlan#charge for the run's dataset
     }
 
     /**

@@ -41,7 +41,8 @@ import org.hotpate.stream.config.Topic;
  * in the lock file the run and its cluster job, which outlives the driver ({@link LocalHold}: a
  * later run refuses while that job may run); Kafka mode creates the compacted topic when missing
  * and takes the dataset's lease ({@link #acquire}). Either way a second run on the dataset is
- * refused while one holds it. The driver never writes a run's entry: the job does.
+ * refused while one holds it. The driver writes a run's entry only for a release it makes itself,
+ * before making it (the population prior, {@link #writeEntry}); the job writes the rest.
  */
 public final class DatasetLedger implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
@@ -390,6 +391,26 @@ public final class DatasetLedger implements AutoCloseable {
                 cfg.budget().perTeacherEpsilon());
     }
 
+    /**
+     * Writes {@code r}, an entry of this run, durably (the local file fsynced, or acknowledged by
+     * the topic's replicas) — never lowering what the ledger holds ({@link BudgetRecord#max}). The
+     * driver's write-ahead of the population prior ({@link PriorRelease}).
+     */
+    public void writeEntry(BudgetRecord r) {
+        if (client == null) {
+            try {
+                BudgetLedgerIo.writeLocal(cfg.ledgerDir(), r);
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "cannot write " + r.key() + " to the budget ledger in " + cfg.ledgerDir(),
+                        e);
+            }
+            return;
+        }
+        BudgetLedgerIo.writeTopic(
+                client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), r, READ_TIMEOUT);
+    }
+
     /** The run's entry ({@code account}) as the ledger holds it now, or null. */
     public BudgetRecord entry(String account) {
         return records().stream().filter(r -> r.runId().equals(account)).findFirst().orElse(null);
@@ -442,7 +463,11 @@ public final class DatasetLedger implements AutoCloseable {
     public void requireRoom(DatasetPrior prior) {
         try {
             DatasetAdmission.requireRoom(
-                    cfg.datasetId(), prior, cfg.budget().terms(), cfg.plan().worstCase());
+                    cfg.datasetId(),
+                    prior,
+                    cfg.budget().terms(),
+                    cfg.plan().worstCase(),
+                    cfg.plan().prior()); // the population prior, if any: charged before it is drawn
         } catch (DatasetAdmission.Refused r) {
             throw RunRefusedException.of(r);
         }

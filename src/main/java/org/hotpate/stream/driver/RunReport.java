@@ -29,6 +29,8 @@ import org.hotpate.stream.config.JobConfig;
  *     first use: can differ from this run's {@code budget.dataset-epsilon}; +∞ without a cap)
  * @param seconds the run's wall time
  * @param distributions teacher distributions received (operator-only)
+ * @param dataset the earlier runs' composition the run was admitted on (null: none), which plans
+ *     the population prior's threshold on a capped dataset
  */
 record RunReport(
         JobConfig cfg,
@@ -38,8 +40,31 @@ record RunReport(
         double datasetEpsilon,
         double datasetBudgetEpsilon,
         double seconds,
-        long distributions) {
+        long distributions,
+        org.hotpate.protocol.DatasetPrior dataset) {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A report without the earlier runs' composition (the prior planned as on a fresh dataset). */
+    RunReport(
+            JobConfig cfg,
+            String runId,
+            RunOutcome outcome,
+            int earlierRuns,
+            double datasetEpsilon,
+            double datasetBudgetEpsilon,
+            double seconds,
+            long distributions) {
+        this(
+                cfg,
+                runId,
+                outcome,
+                earlierRuns,
+                datasetEpsilon,
+                datasetBudgetEpsilon,
+                seconds,
+                distributions,
+                null);
+    }
 
     /** The summary's statement of what its ε fields mean. */
     static final String EPSILON_MEANING =
@@ -355,7 +380,7 @@ record RunReport(
             p.put("kind", "reused"); // teacher.prior-file of an earlier release: no charge here
             return;
         }
-        var x = plan.extraction(cfg.budget().terms(), cfg.plan().worstCase());
+        var x = plan.extraction(cfg.budget().terms(), cfg.plan().worstCase(), dataset);
         p.put("kind", "dp-ngram");
         p.put("share", plan.share());
         p.put("perUser", x.perUser());
@@ -364,7 +389,10 @@ record RunReport(
         p.put("threshold", x.threshold());
         p.put(
                 "delta",
-                org.hotpate.core.privacy.RdpAccountant.deltaOf(x.event(cfg.budget().epsilon())));
+                org.hotpate.core.privacy.RdpAccountant.deltaOf(
+                        x.event(
+                                org.hotpate.protocol.PriorPlan.claim(
+                                        cfg.budget().terms(), dataset))));
     }
 
     /** A finite number, or null (∞: no guarantee; NaN: not applicable). */

@@ -241,7 +241,8 @@ public final class RunSession implements AutoCloseable {
      * run (so a refused run never draws one); the accountant charges it before the first step.
      */
     private void releasePrior() throws java.io.IOException {
-        priorRelease = PriorRelease.release(cfg, runId, resume != null);
+        priorRelease =
+                PriorRelease.release(cfg, runId, resume != null, datasetLedger, account, prior);
         if (priorRelease == null) {
             return;
         }

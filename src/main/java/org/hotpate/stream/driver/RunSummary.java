@@ -68,7 +68,8 @@ final class RunSummary {
                                 cfg.budget().terms(),
                                 cfg.plan().worstCase()),
                         secs,
-                        distributions)
+                        distributions,
+                        prior)
                 .writeTo(outputDir);
     }
 

@@ -77,7 +77,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             AccountingMode mode,
             String ledgerDir,
             String ledgerAccount,
-            PrivacyEvent preCharge)
+            org.hotpate.protocol.PriorPlan preCharge)
             implements Serializable {
         /** Without a release before the first step (no population prior). */
         public Settings(
