@@ -34,8 +34,8 @@ import org.hotpate.core.privacy.PrivacyEvent;
  *   <li>T: the smallest threshold (least noise) whose worst-case release fits the planned steps in
  *       the budget, at the run filter's own planning ({@link EnsembleBudgetFilter.Config#plan}) — a
  *       function of the budget and the number of releases only, not of n; never above {@link
- *       #maxThreshold}: {@value #SQRT_N_FACTOR}·√n for heterogeneous ensembles (at most ¼ n),
- *       ½ n for homogeneous ones. Above the cap the budget ends the run instead.
+ *       #maxThreshold}: {@value #SQRT_N_FACTOR}·√n for heterogeneous ensembles (at most ¼ n), ½ n
+ *       for homogeneous ones. Above the cap the budget ends the run instead.
  * </ul>
  *
  * <p><b>What it optimises.</b> The least noise that pays for the planned work. An answered release

@@ -92,7 +92,8 @@ class AutoPlannerTest {
             double previous = Double.POSITIVE_INFINITY;
             for (int n : new int[] {2_296, 5_000, 11_757, 30_000, 100_000, 1_000_000}) {
                 AutoPlanner.Plan p = plan(n, CL100K, true, 4, positions);
-                assertThat(p.thresholdShare()).as("n %d, %d positions", n, positions)
+                assertThat(p.thresholdShare())
+                        .as("n %d, %d positions", n, positions)
                         .isLessThan(previous);
                 previous = p.thresholdShare();
             }
