@@ -195,6 +195,14 @@ public final class RunCommand implements Command {
                                 + (unaccounted.size() <= 20
                                         ? unaccounted.toString()
                                         : unaccounted.subList(0, 20) + " …"));
+                long orphans = summary.path("privateTokensWithoutRecord").asLong();
+                if (orphans > 0) {
+                    err.println(
+                            "hotpate run: "
+                                    + orphans
+                                    + " charged tokens of those sequences are in no record"
+                                    + " (summary.json privateTokensWithoutRecord)");
+                }
                 return 1;
             }
             return done ? 0 : 1;
