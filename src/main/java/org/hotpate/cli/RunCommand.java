@@ -177,6 +177,9 @@ public final class RunCommand implements Command {
                                 + " checkpoint intervals of "
                                 + cfg.flink().checkpointIntervalMs()
                                 + " ms (output.stall-checkpoints)");
+                if (run.teacherDiagnosis() != null && run.outcome().resultCount() == 0) {
+                    err.println(run.teacherDiagnosis());
+                }
             } else if (!done) {
                 err.println(
                         "hotpate run: timed out after "
