@@ -177,14 +177,14 @@ public final class RunCommand implements Command {
                                 + " checkpoint intervals of "
                                 + cfg.flink().checkpointIntervalMs()
                                 + " ms (output.stall-checkpoints)");
-                if (run.teacherDiagnosis() != null && run.outcome().resultCount() == 0) {
-                    err.println(run.teacherDiagnosis());
-                }
             } else if (!done) {
                 err.println(
                         "hotpate run: timed out after "
                                 + cfg.output().timeoutSeconds()
                                 + " s (output.timeout-s)");
+            }
+            if (!done && run.teacherDiagnosis() != null && run.outcome().resultCount() == 0) {
+                err.println(run.teacherDiagnosis()); // external teachers that never answered
             }
             List<Long> unaccounted = run.unaccounted();
             if (!unaccounted.isEmpty()) {
