@@ -183,6 +183,9 @@ public final class RunCommand implements Command {
                                 + cfg.output().timeoutSeconds()
                                 + " s (output.timeout-s)");
             }
+            if (!done && run.teacherDiagnosis() != null && run.outcome().resultCount() == 0) {
+                err.println(run.teacherDiagnosis()); // external teachers that never answered
+            }
             List<Long> unaccounted = run.unaccounted();
             if (!unaccounted.isEmpty()) {
                 // Never a success with a sequence unaccounted for (DESIGN.md invariant 11).
@@ -195,6 +198,14 @@ public final class RunCommand implements Command {
                                 + (unaccounted.size() <= 20
                                         ? unaccounted.toString()
                                         : unaccounted.subList(0, 20) + " …"));
+                long orphans = summary.path("privateTokensWithoutRecord").asLong();
+                if (orphans > 0) {
+                    err.println(
+                            "hotpate run: "
+                                    + orphans
+                                    + " charged tokens of those sequences are in no record"
+                                    + " (summary.json privateTokensWithoutRecord)");
+                }
                 return 1;
             }
             return done ? 0 : 1;

@@ -32,14 +32,22 @@ import org.hotpate.core.privacy.PrivacyEvent;
  *   <li>σ3 = T / {@value #CHECK_SPREAD} and check threshold T — a token nobody voted for passes the
  *       check with probability Pr[N_ℤ(0, σ3²) ≥ T] ≈ 3·10⁻⁵;
  *   <li>T: the smallest threshold (least noise) whose worst-case release fits the planned steps in
- *       the budget, at the run filter's own planning ({@link EnsembleBudgetFilter.Config#plan});
- *       never above a share of n ({@link #maxThresholdShare}), above which steps whose top token
- *       has less support than that share cannot answer — the budget then ends the run instead.
+ *       the budget, at the run filter's own planning ({@link EnsembleBudgetFilter.Config#plan}) — a
+ *       function of the budget and the number of releases only, not of n; never above {@link
+ *       #maxThreshold}: {@value #SQRT_N_FACTOR}·√n for heterogeneous ensembles (at most ¼ n), ½ n
+ *       for homogeneous ones. Above the cap the budget ends the run instead.
  * </ul>
  *
- * <p>An answered release costs α(σ1⁻²/2 + σ2⁻² + σ3⁻²/2) = α·28.5/T²: the cost falls with T², so
- * when the budget is the limit the planner takes the largest useful T. |V| is an input for
- * validation; with the check in place the plan does not depend on it.
+ * <p><b>What it optimises.</b> The least noise that pays for the planned work. An answered release
+ * costs α(σ1⁻²/2 + σ2⁻² + σ3⁻²/2) = α·28.5/T², so the releases a budget affords grow as T², and a
+ * threshold fixed in teachers (not a share) lets the share T/n a token needs fall as n grows. When
+ * the planned work does not fit under the cap, the run is budget-ended either way: the cap decides
+ * how a larger n is spent. At a fixed share (the first form: ¼ n) all of it went to more steps
+ * (affordable releases ∝ n²) with only the most common tokens passing; at T ∝ √n it is split: the
+ * affordable releases grow as n and the share falls as 1/√n. The factor is where the varied text
+ * was measured: the demo's plan, 230 of 2,296 (4.8√n), and a hand-set T = 570 over 11,757 users
+ * (5.3√n; docs/privacy-efficiency.md §4). |V| is an input for validation; with the check in place
+ * the plan does not depend on it.
  *
  * <p>The measured levers behind these choices (Confident-GNMax alone, a stability release,
  * individual charging, the teachers' public backoff) are in docs/privacy-efficiency.md.
@@ -117,21 +125,37 @@ public final class AutoPlanner {
                     params.get("sigma3"),
                     params.get("check-threshold"),
                     budgetLimited
-                            ? "the budget ends the run, so the threshold is the largest useful"
+                            ? "the budget ends the run, so the threshold is the planner's cap"
                             : "the smallest noise whose releases cover the planned work",
                     affordableReleases,
                     plannedSteps);
         }
     }
 
+    /** The heterogeneous cap's factor: T ≤ ⌈SQRT_N_FACTOR · √n⌉ (and ≤ ¼ n). */
+    public static final double SQRT_N_FACTOR = 5.0;
+
     /**
      * The largest threshold share the planner uses: ¼ of n for heterogeneous ensembles (one user
      * per teacher: agreement is spread — on the demo corpus the first token's top share is mostly
      * 0.05–0.15 and later positions' median 0.41), ½ for homogeneous ones (Algorithm 2's majority
-     * regime, where most teachers hold the same knowledge).
+     * regime, where most teachers hold the same knowledge). Heterogeneous plans are further capped
+     * by {@link #maxThreshold}.
      */
     public static double maxThresholdShare(boolean heterogeneous) {
         return heterogeneous ? 0.25 : 0.5;
+    }
+
+    /**
+     * The largest threshold the planner uses for n teachers: heterogeneous {@code min(¼ n, ⌈5·√n ·
+     * 10⌉/10)} — a share that falls as 1/√n, so a larger ensemble buys text that needs less
+     * agreement as well as more releases; homogeneous ½ n.
+     */
+    public static double maxThreshold(int teachers, boolean heterogeneous) {
+        double share = maxThresholdShare(heterogeneous) * teachers;
+        return heterogeneous
+                ? Math.min(share, Math.ceil(SQRT_N_FACTOR * Math.sqrt(teachers) * 10) / 10)
+                : share;
     }
 
     /** The plan for these inputs (deterministic: a function of the public inputs only). */
@@ -139,7 +163,7 @@ public final class AutoPlanner {
         checkNotNull("inputs", in);
         long steps = (long) Math.ceil(in.plannedPositions() * STEPS_PER_TOKEN);
         double lo = ARGMAX_SPREAD; // σ ≥ 1: below that the noise no longer hides a vote
-        double hi = Math.max(lo, maxThresholdShare(in.heterogeneous()) * in.teachers());
+        double hi = Math.max(lo, maxThreshold(in.teachers(), in.heterogeneous()));
         boolean budgetLimited = affordable(in, params(hi)) < steps;
         if (!budgetLimited) {
             for (int i = 0; i < 80 && hi - lo > 0.1; i++) {

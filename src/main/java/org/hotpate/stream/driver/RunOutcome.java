@@ -119,6 +119,16 @@ public final class RunOutcome {
         return ordered.stream().filter(r -> r.outcome() == Outcome.TOKEN).count();
     }
 
+    /**
+     * Released tokens (TOKEN results, each charged) of sequences without a record: the run ended (a
+     * stall, a timeout, a savepoint) before those sequences finished, so no record holds them.
+     */
+    public synchronized long tokensWithoutRecord() {
+        return ordered.stream()
+                .filter(r -> r.outcome() == Outcome.TOKEN && !records.containsKey(r.sequenceId()))
+                .count();
+    }
+
     /** ⊥ results. */
     public synchronized long fails() {
         return ordered.stream().filter(r -> r.outcome() == Outcome.FAIL).count();

@@ -204,6 +204,12 @@ record RunReport(
         return List.copyOf(rows.values());
     }
 
+    /** Why {@code privateTokensWithoutRecord} is not 0 (summary.json). */
+    static final String WITHOUT_RECORD =
+            "released and charged for sequences that have no record (sequencesUnfinished): the run"
+                    + " ended before they finished, so these tokens are in no record of"
+                    + " records.jsonl";
+
     /**
      * The public summary: only released or public values — counts of released tokens and ⊥, ε spent
      * (data-independent), the budgets, n, the dataset and its ε over all runs. Nothing about votes,
@@ -225,6 +231,13 @@ record RunReport(
         s.put("sequencesUnfinished", outcome.unaccounted().size());
         s.put("tokens", tokens);
         s.put("privateTokens", outcome.tokens());
+        // Charged tokens that no record holds (issue 37 item 4: a worker killed mid-run left
+        // privateTokens 2 against tokens 0 with nothing saying why).
+        long orphans = outcome.tokensWithoutRecord();
+        s.put("privateTokensWithoutRecord", orphans);
+        if (orphans > 0) {
+            s.put("privateTokensWithoutRecordReason", WITHOUT_RECORD);
+        }
         s.put("fails", outcome.fails());
         s.put("fallbacks", records.stream().mapToLong(SyntheticRecord::fallbacks).sum());
         // Tokens the public model gave without any charge (generation.on-fail: fallback); every

@@ -73,6 +73,7 @@ public final class RunSession implements AutoCloseable {
 
     private final RunOutcome outcome;
     private final RunFollower follower;
+    private TeacherSilence silence; // external teachers only: says when none answers
 
     private RunSession(
             JobConfig cfg,
@@ -280,6 +281,13 @@ public final class RunSession implements AutoCloseable {
                 resume != null && resume.metadata().distributionsAtStart() > 0
                         ? resume.metadata().distributionsAtStart()
                         : endOffsets(t.name(Topic.DISTRIBUTIONS));
+        if (cfg.ensemble().source() == JobConfig.TeacherSource.EXTERNAL) {
+            silence =
+                    new TeacherSilence(
+                            cfg,
+                            bootstrap,
+                            () -> endOffsets(t.name(Topic.DISTRIBUTIONS)) - distributionsAtStart);
+        }
         if (cfg.ensemble().source() == JobConfig.TeacherSource.PLANET_Z
                 || cfg.ensemble().source() == JobConfig.TeacherSource.ALPHA_MIXTURE) {
             worker =
@@ -485,7 +493,14 @@ public final class RunSession implements AutoCloseable {
         return follower.follow(
                 timeout,
                 progress,
-                afterPoll == null ? null : () -> afterPoll.accept(this),
+                () -> {
+                    if (silence != null) {
+                        silence.check(submittedMs, follower.firstResultMs(), progress);
+                    }
+                    if (afterPoll != null) {
+                        afterPoll.accept(this);
+                    }
+                },
                 () -> stopRequested,
                 () -> {
                     JobStatus st = job.getJobStatus().get();
@@ -500,6 +515,11 @@ public final class RunSession implements AutoCloseable {
     /** Whether the last await gave up on the stall detector ({@code output.stall-checkpoints}). */
     public boolean stalled() {
         return follower.stalled();
+    }
+
+    /** External teachers: the last warning that they are not answering (null: none). */
+    public String teacherDiagnosis() {
+        return silence == null ? null : silence.last();
     }
 
     public String progressLine() {

@@ -62,14 +62,46 @@ class AutoPlannerTest {
     }
 
     @Test
-    void budgetLimitedPlan_usesTheLargestUsefulThreshold() {
+    void budgetLimitedPlan_usesTheCap() {
         AutoPlanner.Plan p = plan(DEMO_N, CL100K, true, 4, 12_000);
         assertThat(p.budgetLimited()).isTrue();
-        assertThat(p.thresholdShare()).isCloseTo(AutoPlanner.maxThresholdShare(true), within(1e-4));
+        assertThat(p.params().get("threshold"))
+                .isEqualTo(AutoPlanner.maxThreshold(DEMO_N, true))
+                .isCloseTo(5 * Math.sqrt(DEMO_N), within(0.1));
         assertThat(p.affordableReleases()).isLessThan(p.plannedSteps());
         AutoPlanner.Plan homogeneous = plan(10_000, 1050, false, 1, 1_000_000);
         assertThat(homogeneous.thresholdShare())
                 .isCloseTo(AutoPlanner.maxThresholdShare(false), within(1e-4));
+        // a small heterogeneous ensemble keeps the quarter: 5·√n > n/4 below n = 400
+        assertThat(plan(100, CL100K, true, 4, 12_000).thresholdShare())
+                .isCloseTo(0.25, within(1e-4));
+    }
+
+    /**
+     * Issue 38 item 1: the run over 11,757 users with the demo's keys and 4,000 sequences (48,000
+     * positions) was planned at T = 2,939.3, a quarter of n, and released 'Fix' and 'Add'. The
+     * noise a budget affords depends on the releases, not on n: the threshold is at most 10 % of n
+     * there, and at a fixed budget and sequence count the share T/n falls as n grows.
+     */
+    @Test
+    void largerEnsemble_needsASmallerShare() {
+        AutoPlanner.Plan issue = plan(11_757, CL100K, true, 4, 48_000);
+        assertThat(issue.thresholdShare()).isLessThanOrEqualTo(0.10);
+        assertThat(issue.budgetLimited()).isTrue();
+        for (long positions : new long[] {288, 3_600, 48_000}) {
+            double previous = Double.POSITIVE_INFINITY;
+            for (int n : new int[] {2_296, 5_000, 11_757, 30_000, 100_000, 1_000_000}) {
+                AutoPlanner.Plan p = plan(n, CL100K, true, 4, positions);
+                assertThat(p.thresholdShare())
+                        .as("n %d, %d positions", n, positions)
+                        .isLessThan(previous);
+                previous = p.thresholdShare();
+            }
+        }
+        // the demo's own plan is unchanged: T = 230.0 at n = 2,296 (README, golden run)
+        AutoPlanner.Plan demo = plan(2_296, CL100K, true, 4, 288);
+        assertThat(demo.params().get("threshold")).isEqualTo(230.0);
+        assertThat(demo.budgetLimited()).isFalse();
     }
 
     @Test

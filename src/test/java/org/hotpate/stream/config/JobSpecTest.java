@@ -76,11 +76,12 @@ class JobSpecTest {
                                         24 * 12)));
         assertThat(c.isPrivate()).isTrue();
         JobConfig budgetLimited =
-                c.with(JobOptions.GENERATION_SEQUENCES, 2000); // the cap (a share of n) binds
+                c.with(JobOptions.GENERATION_SEQUENCES, 2000); // the cap (5·√n) binds
         assertThat(budgetLimited.mechanismPlan().orElseThrow().budgetLimited()).isTrue();
         assertThat(budgetLimited.withTeachers(4000).mechanism().params().get("threshold"))
                 .as("planned again for the new n")
-                .isEqualTo(2 * budgetLimited.mechanism().params().get("threshold"));
+                .isEqualTo(org.hotpate.core.mechanism.AutoPlanner.maxThreshold(4000, true))
+                .isGreaterThan(budgetLimited.mechanism().params().get("threshold"));
         assertThat(
                         JobSpec.parse("mechanism: {name: gnmax, params: {sigma: 40}}", "x")
                                 .mechanismPlan())

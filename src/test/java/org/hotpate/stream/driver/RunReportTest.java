@@ -3,6 +3,10 @@ package org.hotpate.stream.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.hotpate.core.generation.FinishReason;
+import org.hotpate.model.Outcome;
+import org.hotpate.model.StepResult;
+import org.hotpate.model.SyntheticRecord;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
@@ -74,5 +78,37 @@ class RunReportTest {
         outcome.durableEpsilon(0.5); // never lowers it
         RunReport r = new RunReport(cfg, "x-run", outcome, 0, 1.25, 3.0, 1, 1);
         assertThat(r.summary().get("epsilon").asDouble()).isEqualTo(1.25);
+    }
+
+    /**
+     * Issue 37 item 4: after a teacher worker was killed mid-run, two charged tokens were in the
+     * ledger but in no record, and summary.json said tokens 0, privateTokens 2 with nothing saying
+     * why. The summary counts them and names the reason; once their sequence has its record the
+     * count is 0 and the two figures agree.
+     */
+    @Test
+    void chargedTokensInNoRecord_areCountedWithTheirReason() {
+        JobConfig cfg = JobSpec.parse("generation: {sequences: 2, concurrency: 2}", "x");
+        RunOutcome outcome = new RunOutcome(2, 2, false);
+        for (int step = 0; step < 2; step++) {
+            outcome.add(
+                    new StepResult(
+                            "x-run", 0, step, 0, Outcome.TOKEN, 7 + step, "m", "", 0.1, 0, 3));
+        }
+        ObjectNode pub = new RunReport(cfg, "x-run", outcome, 0, 0.1, 3.0, 1, 1).summary();
+        assertThat(pub.get("tokens").asLong()).isZero();
+        assertThat(pub.get("privateTokens").asLong()).isEqualTo(2);
+        assertThat(pub.get("sequencesUnfinished").asInt()).isEqualTo(2);
+        assertThat(pub.get("privateTokensWithoutRecord").asLong()).isEqualTo(2);
+        assertThat(pub.get("privateTokensWithoutRecordReason").asText())
+                .contains("no record")
+                .contains("sequencesUnfinished");
+        outcome.add(
+                new SyntheticRecord(
+                        "x-run", 0, new int[] {7, 8}, "ab", 2, 0, 0, FinishReason.MAX_STEPS, 1L));
+        pub = new RunReport(cfg, "x-run", outcome, 0, 0.1, 3.0, 1, 1).summary();
+        assertThat(pub.get("privateTokensWithoutRecord").asLong()).isZero();
+        assertThat(pub.has("privateTokensWithoutRecordReason")).isFalse();
+        assertThat(pub.get("tokens").asLong()).isEqualTo(pub.get("privateTokens").asLong());
     }
 }
