@@ -506,17 +506,48 @@ public final class DatasetLedger implements AutoCloseable {
      * driver gone and its job no longer running, else {@link #open} refused), if any.
      */
     public Optional<String> previousRun() {
+        if (lease != null && !lease.supersededRuns().isEmpty()) {
+            // Kafka ledger: the run whose lapsed claim this one fenced
+            List<String> runs = lease.supersededRuns();
+            return Optional.of(runs.get(runs.size() - 1));
+        }
         return Optional.ofNullable(previousRun);
     }
 
     /**
-     * Local ledger, before a job is submitted to a cluster: the lock file names the run's job as
-     * pending, so that a driver killed between the submission and {@link #jobSubmitted} still
-     * leaves its job findable (by the run's job name).
+     * Kafka ledger: runs {@code action} once the run must stop releasing (its lease not renewed
+     * within the fencing margin, or taken over): the driver cancels a job that runs elsewhere.
      */
-    public void jobSubmitting(String flinkRest) {
+    public void onLeaseLost(Runnable action) {
+        if (lease != null) {
+            lease.onLost(action);
+        }
+    }
+
+    /** Kafka ledger: the epoch of the run's claim (its offset in the ledger partition), or -1. */
+    public long leaseEpoch() {
+        return lease == null ? -1 : lease.epoch();
+    }
+
+    /** Kafka ledger: null while the run may release, else why not ({@link #onLeaseLost}). */
+    public String leaseLost() {
+        return lease == null ? null : lease.lost();
+    }
+
+    /**
+     * Before a job is submitted to a cluster under the fixed id {@code jobId}: the lock file names
+     * the run's job as pending (local ledger), the lease's claim names the job (Kafka ledger), so
+     * that a driver killed between the submission and {@link #jobSubmitted} still leaves its job
+     * findable.
+     */
+    public void jobSubmitting(String flinkRest, String jobId) {
         if (lock != null) {
             recordJob(LocalHold.PENDING, flinkRest);
+        }
+        if (lease != null) {
+            // Kafka ledger: the claim names the job's fixed id before the job exists, so a driver
+            // killed during the submission leaves a claim that holds while the job may run.
+            lease.nameJob(flinkRest, jobId);
         }
     }
 

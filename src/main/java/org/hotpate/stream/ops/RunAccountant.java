@@ -138,6 +138,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        // The checkpoint's transaction carries every release since the last one: none may commit
+        // once the run's dataset lease may lapse (issue 39 item 3).
+        LeaseGate.check(budgetKey);
         String dir = settings.ledgerDir();
         unsaved.flush(dir == null ? null : r -> BudgetLedgerIo.writeLocal(Path.of(dir), r));
     }
@@ -166,6 +169,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     @Override
     public void processElement(ReleaseCandidate c, Context ctx, Collector<StepResult> out)
             throws Exception {
+        LeaseGate.check(c.runId()); // no charge, no release once the run's lease may lapse
         String key = StepId.keyOf(c);
         if (releasedSteps.contains(key)) {
             duplicates.inc();
