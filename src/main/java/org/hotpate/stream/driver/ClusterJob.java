@@ -77,7 +77,17 @@ public final class ClusterJob {
      * refused. Per-teacher schemes start every teacher from its charges on the dataset.
      */
     static Deployment admit(JobConfig cfg, String runId, String savepoint, Properties client) {
+        return admit(cfg, runId, savepoint, client, null);
+    }
+
+    /**
+     * {@link #admit(JobConfig, String, String, Properties)} for the job of fixed id {@code jobId}
+     * (null: unknown): a silent claim of the run naming that job is the deployment's own.
+     */
+    static Deployment admit(
+            JobConfig cfg, String runId, String savepoint, Properties client, String jobId) {
         DatasetLedger ledger = DatasetLedger.open(cfg, client);
+        ledger.ownJob(jobId);
         try {
             DatasetAdmission.Snapshot snapshot =
                     RunMetadata.find(savepoint)
@@ -147,8 +157,10 @@ public final class ClusterJob {
                 env.getConfiguration()
                         .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
                         .orElse(null);
+        // The job's id, fixed before the claim so that the claim can name it (HA fixes it already).
+        String jobId = RunInfra.fixJobId(env);
         // Held while the job runs: the lease heartbeats from here, and is released when it ends.
-        try (Deployment d = admit(cfg, runId, savepoint, client)) {
+        try (Deployment d = admit(cfg, runId, savepoint, client, jobId)) {
             long startMs = System.currentTimeMillis() - 1000;
             HotPateJob.build(
                     env,
@@ -159,7 +171,7 @@ public final class ClusterJob {
                     java.util.function.UnaryOperator.identity());
             // The claim names the job before it exists (a fixed id), and a lost lease cancels it:
             // the accountant runs on TaskManagers, which cannot check this JVM's lease.
-            d.ledger().jobSubmitting(restBase(env.getConfiguration()), RunInfra.fixJobId(env));
+            d.ledger().jobSubmitting(restBase(env.getConfiguration()), jobId);
             java.util.concurrent.atomic.AtomicReference<JobClient> job =
                     new java.util.concurrent.atomic.AtomicReference<>();
             d.ledger().onLeaseLost(() -> RunInfra.cancelJob(job.get()));

@@ -54,11 +54,18 @@ public final class DatasetHolds {
         private final java.util.concurrent.atomic.AtomicBoolean lostReported =
                 new java.util.concurrent.atomic.AtomicBoolean();
         private List<String> supersededRuns = List.of();
+        private final String ownJobId; // null: none known before the claim
 
-        Lease(LedgerMarkersIo markers, String dataset, String runId) {
+        /**
+         * A lease for run {@code runId}; {@code ownJobId}: the fixed id of the job this claim is
+         * for, when known before the claim (a Kubernetes deployment re-run after a JobManager
+         * failover recovers the same job: a silent claim naming it is its own, not another job's).
+         */
+        Lease(LedgerMarkersIo markers, String dataset, String runId, String ownJobId) {
             this.markers = markers;
             this.dataset = dataset;
             this.runId = runId;
+            this.ownJobId = ownJobId;
             byte[] b = new byte[12];
             new java.security.SecureRandom().nextBytes(b);
             this.claimId = java.util.HexFormat.of().formatHex(b);
@@ -82,7 +89,7 @@ public final class DatasetHolds {
                             .orElse(DatasetLeases.UNKNOWN_TIME);
             DatasetLeases.Claim holder =
                     DatasetLeases.holder(
-                                    claims, now, LEASE_TIMEOUT.toMillis(), DatasetHolds::jobMayRun)
+                                    claims, now, LEASE_TIMEOUT.toMillis(), this::otherJobMayRun)
                             .orElseThrow(
                                     () ->
                                             new IllegalStateException(
@@ -147,6 +154,17 @@ public final class DatasetHolds {
                     1,
                     1,
                     java.util.concurrent.TimeUnit.SECONDS);
+        }
+
+        /** A silent claim naming this lease's own job (same run, same job id) is its own. */
+        private boolean otherJobMayRun(DatasetLeases.Claim c) {
+            boolean own =
+                    ownJobId != null
+                            && c.runId().equals(runId)
+                            && DatasetLeases.remoteJob(c.tag())
+                                    .map(j -> j[1].equals(ownJobId))
+                                    .orElse(false);
+            return !own && jobMayRun(c);
         }
 
         /**

@@ -52,6 +52,7 @@ public final class DatasetLedger implements AutoCloseable {
     private DatasetHolds.Lease lease; // kafka mode, once acquired
     private LocalHold.Holder holder; // local mode: what the lock file says of this run
     private String previousRun; // local mode: the run the lock file named when this one took it
+    private String ownJobId; // kafka mode: the fixed id of the run's job, known before the claim
 
     private DatasetLedger(JobConfig cfg, Properties client, DatasetLock lock) {
         this.cfg = cfg;
@@ -478,7 +479,7 @@ public final class DatasetLedger implements AutoCloseable {
         if (client == null || lease != null) {
             return;
         }
-        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId);
+        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId, ownJobId);
         try {
             lease.claim();
         } catch (RuntimeException e) {
@@ -486,6 +487,15 @@ public final class DatasetLedger implements AutoCloseable {
             lease = null;
             throw e;
         }
+    }
+
+    /**
+     * Kafka ledger, before {@link #acquire}: the fixed id of the job the claim is for (a Kubernetes
+     * deployment): a silent claim of the same run naming that job is this deployment's own (the job
+     * recovered after a JobManager failover), not another job that may still spend.
+     */
+    public void ownJob(String jobId) {
+        this.ownJobId = jobId;
     }
 
     /**

@@ -167,4 +167,30 @@ class DatasetLeaseFencingITCase {
                             });
         }
     }
+
+    /**
+     * A Kubernetes deployment names its job (a fixed id) in its claim. After a JobManager failover
+     * the deployment's {@code main()} runs again for the same job: the silent claim of its run
+     * naming that job is its own — it is admitted once the claim is silent, though no JobManager
+     * says the job ended (here none answers, which keeps any other job's claim in force).
+     */
+    @Test
+    void aDeploymentReRunForItsOwnJobTakesOverTheClaimNamingIt() {
+        JobConfig cfg = spec(kafka.bootstrapServers());
+        DatasetLedger.open(cfg, client).close(); // the ledger topic
+        String job = "fedcba9876543210fedcba9876543210";
+        try (LedgerMarkersIo m = new LedgerMarkersIo(client, TOPIC, cfg.datasetId())) {
+            m.append(
+                    LedgerMarker.lease(
+                            cfg.datasetId(),
+                            "k8s-ha",
+                            org.hotpate.protocol.DatasetLeases.tag(
+                                    "0bad0001", "http://127.0.0.1:9", job),
+                            true,
+                            0));
+        }
+        try (ClusterJob.Deployment d = ClusterJob.admit(cfg, "k8s-ha", null, client, job)) {
+            assertThat(d.ledger().previousRun()).contains("k8s-ha");
+        }
+    }
 }
