@@ -50,6 +50,9 @@ import org.hotpate.protocol.StepId;
  * holding the releases commits. A failed write fails the checkpoint, so nothing it covers is ever
  * committed. Files only grow ({@link BudgetLedgerIo}).
  *
+ * <p><b>Fencing.</b> A run whose dataset lease is held in this JVM ({@link LeaseGate}) charges and
+ * releases nothing, and completes no checkpoint, once the lease may lapse (issue 39 item 3).
+ *
  * <p>Published results carry the privacy event without its vote-count profile; votes cast and the
  * dataset's ε go to the operator-only ledger. Scheme A: an admitted release also sends its outcome
  * to each involved teacher ({@link Tags#TEACHER_FEEDBACK}, same transaction; emitted only here,
