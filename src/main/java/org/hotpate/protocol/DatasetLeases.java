@@ -78,6 +78,30 @@ public final class DatasetLeases {
         return Optional.empty();
     }
 
+    /**
+     * The claims {@code holder} takes the dataset over from (issue 39 item 3): held claims before
+     * it in the order, which {@link #holder} passed over because they lapsed. The new holder fences
+     * each by appending its release, so that a late heartbeat of a stalled holder cannot revive it
+     * ({@link #claims}: a release is final) and that holder, reading its claim released, stops.
+     */
+    public static List<Claim> superseded(List<Claim> claims, Claim holder) {
+        List<Claim> out = new ArrayList<>();
+        for (Claim c : claims) {
+            if (c.claimId().equals(holder.claimId())) {
+                break;
+            }
+            if (c.held()) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /** Whether claim {@code claimId} is released (by its run, or fenced by a later holder). */
+    public static boolean released(List<Claim> claims, String claimId) {
+        return claims.stream().noneMatch(c -> c.claimId().equals(claimId) && c.held());
+    }
+
     /** A claim's tag: {@code <claim id>[ <Flink REST address> <job id>]}. */
     public static String tag(String claimId, String flinkRest, String jobId) {
         return flinkRest == null || jobId == null

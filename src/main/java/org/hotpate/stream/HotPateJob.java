@@ -101,7 +101,28 @@ public final class HotPateJob {
             RunContext run,
             JobIo io,
             UnaryOperator<DataStream<Vote>> voteTap) {
+        requireAlignedCheckpoints(env);
         new Topology(env, cfg, runId, run, io, voteTap).build();
+    }
+
+    /**
+     * Aligned checkpoints only (issue 39 item 4): the accountant emits a release and its charge
+     * before the same barrier, and only an aligned barrier reaches the sinks after both, so they
+     * commit in one transaction. An unaligned barrier overtakes records in flight, so the charge
+     * could land in a later transaction than its release. Refuses an override (the cluster's {@code
+     * execution.checkpointing.unaligned.enabled} or {@code .forced}).
+     */
+    static void requireAlignedCheckpoints(StreamExecutionEnvironment env) {
+        var conf = env.getConfiguration();
+        if (conf.get(CheckpointingOptions.ENABLE_UNALIGNED)
+                || conf.get(CheckpointingOptions.FORCE_UNALIGNED)
+                || env.getCheckpointConfig().isUnalignedCheckpointsEnabled()
+                || env.getCheckpointConfig().isForceUnalignedCheckpoints()) {
+            throw new org.hotpate.stream.config.JobSpec.SpecException(
+                    "execution.checkpointing.unaligned.enabled must be false: a release and its"
+                            + " budget charge must commit in the same checkpoint, which only"
+                            + " aligned checkpoints guarantee");
+        }
     }
 
     /** The topology's streams, built in order. */
@@ -462,6 +483,8 @@ public final class HotPateJob {
         // Short intervals make exactly-once output visible quickly; incremental RocksDB snapshots
         // keep them cheap.
         c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        // a release and its charge commit together only with aligned checkpoints
+        c.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
         c.set(PipelineOptions.MAX_PARALLELISM, cfg.flink().maxParallelism());
         c.set(PipelineOptions.GENERIC_TYPES, false);
         // Chained operators hand each other the same object instead of a serializer copy (the copy

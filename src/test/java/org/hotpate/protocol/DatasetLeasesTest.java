@@ -103,4 +103,44 @@ class DatasetLeasesTest {
     void finishedMarksAreNotClaims() {
         assertThat(DatasetLeases.claims(List.of(LedgerMarker.finished("D", "r1", 5)))).isEmpty();
     }
+
+    /**
+     * Issue 39 item 3: a new holder that took the dataset over from a lapsed claim fences it (its
+     * release); the stalled holder's late heartbeat then revives nothing, and that holder reads its
+     * claim released. Without the fence the late heartbeat makes r1 the holder again while r2 runs.
+     */
+    @Test
+    void aFencedClaimsLateHeartbeatDoesNotReviveIt() {
+        List<LedgerMarker> before =
+                List.of(claim("r1", "a", 100), claim("r2", "b", 100 + TIMEOUT + 1));
+        List<DatasetLeases.Claim> claims = DatasetLeases.claims(before);
+        DatasetLeases.Claim holder =
+                DatasetLeases.holder(claims, 100 + TIMEOUT + 1, TIMEOUT, c -> false).orElseThrow();
+        assertThat(holder.runId()).isEqualTo("r2");
+        assertThat(DatasetLeases.superseded(claims, holder))
+                .extracting(DatasetLeases.Claim::runId)
+                .containsExactly("r1");
+        List<LedgerMarker> after = new java.util.ArrayList<>(before);
+        after.add(release("r1", "a", 100 + TIMEOUT + 2)); // r2 fences r1
+        after.add(claim("r1", "a", 100 + TIMEOUT + 3)); // r1's late heartbeat
+        List<DatasetLeases.Claim> now = DatasetLeases.claims(after);
+        assertThat(DatasetLeases.holder(now, 100 + TIMEOUT + 4, TIMEOUT, c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .isEqualTo("r2");
+        assertThat(DatasetLeases.released(now, "a")).isTrue();
+        assertThat(DatasetLeases.released(now, "b")).isFalse();
+        // without the fence, the late heartbeat makes r1 the holder again
+        before = new java.util.ArrayList<>(before);
+        before.add(claim("r1", "a", 100 + TIMEOUT + 3));
+        assertThat(
+                        DatasetLeases.holder(
+                                DatasetLeases.claims(before),
+                                100 + TIMEOUT + 4,
+                                TIMEOUT,
+                                c -> false))
+                .get()
+                .extracting(DatasetLeases.Claim::runId)
+                .isEqualTo("r1");
+    }
 }

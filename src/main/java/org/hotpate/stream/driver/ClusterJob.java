@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.protocol.DatasetAdmission;
@@ -42,6 +43,14 @@ public final class ClusterJob {
      */
     record Deployment(DatasetLedger ledger, RunAdmission.Admitted admitted, RunContext run)
             implements AutoCloseable {
+        /**
+         * The job ended cleanly (FINISHED): its account is marked finished, so a redeployment of
+         * the run is refused rather than charged as a fork (issue 39 item 4).
+         */
+        void finished() {
+            ledger.markFinished(admitted.account());
+        }
+
         @Override
         public void close() {
             ledger.close();
@@ -68,7 +77,17 @@ public final class ClusterJob {
      * refused. Per-teacher schemes start every teacher from its charges on the dataset.
      */
     static Deployment admit(JobConfig cfg, String runId, String savepoint, Properties client) {
+        return admit(cfg, runId, savepoint, client, null);
+    }
+
+    /**
+     * {@link #admit(JobConfig, String, String, Properties)} for the job of fixed id {@code jobId}
+     * (null: unknown): a silent claim of the run naming that job is the deployment's own.
+     */
+    static Deployment admit(
+            JobConfig cfg, String runId, String savepoint, Properties client, String jobId) {
         DatasetLedger ledger = DatasetLedger.open(cfg, client);
+        ledger.ownJob(jobId);
         try {
             DatasetAdmission.Snapshot snapshot =
                     RunMetadata.find(savepoint)
@@ -81,7 +100,10 @@ public final class ClusterJob {
                             new DatasetAdmission.Request(
                                     runId, DatasetAdmission.Start.DEPLOYMENT, snapshot),
                             client,
-                            () -> {},
+                            // the open transactions of a run whose lapsed claim this one fenced
+                            () ->
+                                    RunAdmission.abortLeftoverTransactions(
+                                            cfg, client, ledger, runId),
                             OWN_CLAIM_WAIT,
                             System.err);
             // On an upgrade the restored keyed state of a teacher charged in this run wins.
@@ -135,8 +157,10 @@ public final class ClusterJob {
                 env.getConfiguration()
                         .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
                         .orElse(null);
+        // The job's id, fixed before the claim so that the claim can name it (HA fixes it already).
+        String jobId = RunInfra.fixJobId(env);
         // Held while the job runs: the lease heartbeats from here, and is released when it ends.
-        try (Deployment d = admit(cfg, runId, savepoint, client)) {
+        try (Deployment d = admit(cfg, runId, savepoint, client, jobId)) {
             long startMs = System.currentTimeMillis() - 1000;
             HotPateJob.build(
                     env,
@@ -145,9 +169,37 @@ public final class ClusterJob {
                     d.run(),
                     JobIo.kafka(cfg, bootstrap, runId, startMs, client, java.util.Optional.empty()),
                     java.util.function.UnaryOperator.identity());
+            // The claim names the job before it exists (a fixed id), and a lost lease cancels it:
+            // the accountant runs on TaskManagers, which cannot check this JVM's lease.
+            d.ledger().jobSubmitting(restBase(env.getConfiguration()), jobId);
+            java.util.concurrent.atomic.AtomicReference<JobClient> job =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            d.ledger().onLeaseLost(() -> RunInfra.cancelJob(job.get()));
+            if (d.ledger().leaseLost() != null) {
+                throw new IllegalStateException(
+                        "run " + runId + " not started: " + d.ledger().leaseLost());
+            }
             // executeAsync and wait: a detached application's execute() returns at submission,
             // and the dataset must stay held while the job runs.
-            env.executeAsync(LocalHold.jobName(runId)).getJobExecutionResult().get();
+            job.set(env.executeAsync(LocalHold.jobName(runId)));
+            if (d.ledger().leaseLost() != null) {
+                RunInfra.cancelJob(job.get()); // lost while submitting
+            }
+            job.get().getJobExecutionResult().get();
+            d.finished(); // a cancelled or failed job throws above: only FINISHED gets here
         }
+    }
+
+    /** This JobManager's REST address ({@code rest.address}, else the JobManager's address). */
+    static String restBase(org.apache.flink.configuration.ReadableConfig conf) {
+        String host =
+                conf.getOptional(org.apache.flink.configuration.RestOptions.ADDRESS)
+                        .orElseGet(
+                                () ->
+                                        conf.getOptional(
+                                                        org.apache.flink.configuration
+                                                                .JobManagerOptions.ADDRESS)
+                                                .orElse("localhost"));
+        return "http://" + host + ":" + conf.get(org.apache.flink.configuration.RestOptions.PORT);
     }
 }

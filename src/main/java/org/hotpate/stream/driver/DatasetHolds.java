@@ -6,8 +6,10 @@ import org.hotpate.io.DatasetLock;
 import org.hotpate.io.LedgerMarkersIo;
 import org.hotpate.model.LedgerMarker;
 import org.hotpate.protocol.DatasetLeases;
+import org.hotpate.protocol.LeaseFence;
 import org.hotpate.protocol.LocalHold;
 import org.hotpate.stream.config.JobConfig;
+import org.hotpate.stream.ops.LeaseGate;
 
 /**
  * Who holds a dataset (one authority per dataset, docs/privacy-accounting.md §9): the Kafka
@@ -24,19 +26,46 @@ public final class DatasetHolds {
 
     static final java.time.Duration LEASE_TIMEOUT = java.time.Duration.ofSeconds(30);
 
-    /** A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. */
+    /**
+     * How long after the start of its last acknowledged renewal a lease's holder may still release
+     * ({@link LeaseFence}): three heartbeats, half the timeout.
+     */
+    static final java.time.Duration LEASE_MARGIN = LEASE_HEARTBEAT.multipliedBy(3);
+
+    /**
+     * A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. Its epoch
+     * is the claim's offset in the ledger partition. Fenced (issue 39 item 3): every renewal reads
+     * the claim back, a failed one is counted and reported, and the run stops releasing ({@link
+     * LeaseFence}, checked by the accountant of a job in this JVM through {@link LeaseGate}; {@link
+     * #onLost} for a job elsewhere) once no renewal succeeded within {@link #LEASE_MARGIN} or a
+     * later holder fenced the claim. A holder that takes the dataset over from lapsed claims fences
+     * them ({@link DatasetLeases#superseded}).
+     */
     static final class Lease {
         private final LedgerMarkersIo markers;
         private final String dataset;
         private final String runId;
         private final String claimId;
         private volatile String tag;
+        private volatile long epoch = -1;
         private java.util.concurrent.ScheduledExecutorService heartbeat;
+        private LeaseFence fence;
+        private final List<Runnable> onLost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.concurrent.atomic.AtomicBoolean lostReported =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        private List<String> supersededRuns = List.of();
+        private final String ownJobId; // null: none known before the claim
 
-        Lease(LedgerMarkersIo markers, String dataset, String runId) {
+        /**
+         * A lease for run {@code runId}; {@code ownJobId}: the fixed id of the job this claim is
+         * for, when known before the claim (a Kubernetes deployment re-run after a JobManager
+         * failover recovers the same job: a silent claim naming it is its own, not another job's).
+         */
+        Lease(LedgerMarkersIo markers, String dataset, String runId, String ownJobId) {
             this.markers = markers;
             this.dataset = dataset;
             this.runId = runId;
+            this.ownJobId = ownJobId;
             byte[] b = new byte[12];
             new java.security.SecureRandom().nextBytes(b);
             this.claimId = java.util.HexFormat.of().formatHex(b);
@@ -44,10 +73,12 @@ public final class DatasetHolds {
         }
 
         void claim() {
+            long started = System.nanoTime();
             long offset =
                     markers.append(
                             LedgerMarker.lease(
                                     dataset, runId, tag, true, System.currentTimeMillis()));
+            epoch = offset;
             List<DatasetLeases.Claim> claims = DatasetLeases.claims(markers.read(dataset, offset));
             // "now" is the broker's time of this claim, on the same clock as every other marker
             long now =
@@ -58,7 +89,7 @@ public final class DatasetHolds {
                             .orElse(DatasetLeases.UNKNOWN_TIME);
             DatasetLeases.Claim holder =
                     DatasetLeases.holder(
-                                    claims, now, LEASE_TIMEOUT.toMillis(), DatasetHolds::jobMayRun)
+                                    claims, now, LEASE_TIMEOUT.toMillis(), this::otherJobMayRun)
                             .orElseThrow(
                                     () ->
                                             new IllegalStateException(
@@ -88,8 +119,21 @@ public final class DatasetHolds {
                                 + " s after its driver stops, once its job no longer runs)",
                         holder.runId());
             }
+            // Fence the lapsed claims this one takes over from: a stalled holder's late heartbeat
+            // cannot revive them, and that holder, reading its claim released, stops releasing.
+            List<String> superseded = new java.util.ArrayList<>();
+            for (DatasetLeases.Claim c : DatasetLeases.superseded(claims, holder)) {
+                markers.append(
+                        LedgerMarker.lease(
+                                dataset, c.runId(), c.tag(), false, System.currentTimeMillis()));
+                superseded.add(c.runId());
+            }
+            supersededRuns = List.copyOf(superseded);
+            fence = new LeaseFence(claimId + "@" + epoch, LEASE_MARGIN, LEASE_TIMEOUT, started);
+            LeaseGate.open(runId, fence);
             heartbeat =
-                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    java.util.concurrent.Executors.newScheduledThreadPool(
+                            2,
                             r -> {
                                 Thread t = new Thread(r, "dataset-lease-" + dataset);
                                 t.setDaemon(true);
@@ -100,6 +144,52 @@ public final class DatasetHolds {
                     LEASE_HEARTBEAT.toMillis(),
                     LEASE_HEARTBEAT.toMillis(),
                     java.util.concurrent.TimeUnit.MILLISECONDS);
+            // A renewal can block for its write timeout: the margin is watched apart from it.
+            heartbeat.scheduleAtFixedRate(
+                    () -> {
+                        if (lost() != null) {
+                            reportLost();
+                        }
+                    },
+                    1,
+                    1,
+                    java.util.concurrent.TimeUnit.SECONDS);
+        }
+
+        /** A silent claim naming this lease's own job (same run, same job id) is its own. */
+        private boolean otherJobMayRun(DatasetLeases.Claim c) {
+            boolean own =
+                    ownJobId != null
+                            && c.runId().equals(runId)
+                            && DatasetLeases.remoteJob(c.tag())
+                                    .map(j -> j[1].equals(ownJobId))
+                                    .orElse(false);
+            return !own && jobMayRun(c);
+        }
+
+        /**
+         * The claim's epoch: its offset in the dataset's ledger partition (-1 before the claim).
+         */
+        long epoch() {
+            return epoch;
+        }
+
+        /** The runs of the lapsed claims this claim took the dataset over from (and fenced). */
+        List<String> supersededRuns() {
+            return supersededRuns;
+        }
+
+        /**
+         * Runs {@code action} (once) when the run must stop releasing: cancels a job this JVM's
+         * accountant does not check.
+         */
+        void onLost(Runnable action) {
+            onLost.add(action);
+        }
+
+        /** Null while the run may release; else why not ({@link LeaseFence#check}). */
+        String lost() {
+            return fence == null ? null : fence.check(System.nanoTime());
         }
 
         /** The claim names the run's job on a remote cluster from now on. */
@@ -108,18 +198,74 @@ public final class DatasetHolds {
             beat();
         }
 
-        void beat() {
+        /**
+         * Renews the claim and reads it back: a failed renewal is counted and reported, a claim a
+         * later holder released is lost for good, and past the margin without a renewal the run
+         * stops releasing.
+         */
+        synchronized void beat() {
+            if (fence == null || fence.check(System.nanoTime()) != null) {
+                reportLost(); // a lost lease is never renewed: it lapses (or its job holds it)
+                return;
+            }
+            long started = System.nanoTime();
             try {
-                markers.append(
-                        LedgerMarker.lease(dataset, runId, tag, true, System.currentTimeMillis()));
+                long offset =
+                        markers.append(
+                                LedgerMarker.lease(
+                                        dataset, runId, tag, true, System.currentTimeMillis()));
+                if (DatasetLeases.released(
+                        DatasetLeases.claims(markers.read(dataset, offset)), claimId)) {
+                    fence.lose(
+                            "the dataset lease (claim "
+                                    + fence.claim()
+                                    + ") was taken over by a later run after this one went"
+                                    + " silent for "
+                                    + LEASE_TIMEOUT.toSeconds()
+                                    + " s");
+                } else {
+                    fence.renewed(started);
+                }
             } catch (RuntimeException e) {
-                // a missed heartbeat: the next one renews; the claim lapses only after a timeout
+                int n = fence.failed();
+                System.err.println(
+                        "hotpate: the dataset lease of run "
+                                + runId
+                                + " on '"
+                                + dataset
+                                + "' could not be renewed ("
+                                + n
+                                + " in a row): "
+                                + e.getMessage()
+                                + "; the run stops releasing unless a renewal succeeds within "
+                                + LEASE_MARGIN.toSeconds()
+                                + " s of the last one");
+            }
+            if (fence.check(System.nanoTime()) != null) {
+                reportLost();
+            }
+        }
+
+        private void reportLost() {
+            if (fence == null || !lostReported.compareAndSet(false, true)) {
+                return;
+            }
+            System.err.println("hotpate: run " + runId + " stops releasing: " + lost());
+            for (Runnable r : onLost) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    System.err.println("hotpate: cannot stop run " + runId + "'s job: " + e);
+                }
             }
         }
 
         void release() {
             if (heartbeat != null) {
                 heartbeat.shutdownNow();
+            }
+            if (fence != null) {
+                LeaseGate.close(runId, fence);
             }
             try {
                 markers.append(

@@ -53,6 +53,7 @@ public final class DatasetLedger implements AutoCloseable {
     private DatasetHolds.Lease lease; // kafka mode, once acquired
     private LocalHold.Holder holder; // local mode: what the lock file says of this run
     private String previousRun; // local mode: the run the lock file named when this one took it
+    private String ownJobId; // kafka mode: the fixed id of the run's job, known before the claim
 
     private DatasetLedger(JobConfig cfg, Properties client, DatasetLock lock) {
         this.cfg = cfg;
@@ -503,7 +504,7 @@ public final class DatasetLedger implements AutoCloseable {
         if (client == null || lease != null) {
             return;
         }
-        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId);
+        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId, ownJobId);
         try {
             lease.claim();
         } catch (RuntimeException e) {
@@ -511,6 +512,15 @@ public final class DatasetLedger implements AutoCloseable {
             lease = null;
             throw e;
         }
+    }
+
+    /**
+     * Kafka ledger, before {@link #acquire}: the fixed id of the job the claim is for (a Kubernetes
+     * deployment): a silent claim of the same run naming that job is this deployment's own (the job
+     * recovered after a JobManager failover), not another job that may still spend.
+     */
+    public void ownJob(String jobId) {
+        this.ownJobId = jobId;
     }
 
     /**
@@ -531,17 +541,48 @@ public final class DatasetLedger implements AutoCloseable {
      * driver gone and its job no longer running, else {@link #open} refused), if any.
      */
     public Optional<String> previousRun() {
+        if (lease != null && !lease.supersededRuns().isEmpty()) {
+            // Kafka ledger: the run whose lapsed claim this one fenced
+            List<String> runs = lease.supersededRuns();
+            return Optional.of(runs.get(runs.size() - 1));
+        }
         return Optional.ofNullable(previousRun);
     }
 
     /**
-     * Local ledger, before a job is submitted to a cluster: the lock file names the run's job as
-     * pending, so that a driver killed between the submission and {@link #jobSubmitted} still
-     * leaves its job findable (by the run's job name).
+     * Kafka ledger: runs {@code action} once the run must stop releasing (its lease not renewed
+     * within the fencing margin, or taken over): the driver cancels a job that runs elsewhere.
      */
-    public void jobSubmitting(String flinkRest) {
+    public void onLeaseLost(Runnable action) {
+        if (lease != null) {
+            lease.onLost(action);
+        }
+    }
+
+    /** Kafka ledger: the epoch of the run's claim (its offset in the ledger partition), or -1. */
+    public long leaseEpoch() {
+        return lease == null ? -1 : lease.epoch();
+    }
+
+    /** Kafka ledger: null while the run may release, else why not ({@link #onLeaseLost}). */
+    public String leaseLost() {
+        return lease == null ? null : lease.lost();
+    }
+
+    /**
+     * Before a job is submitted to a cluster under the fixed id {@code jobId}: the lock file names
+     * the run's job as pending (local ledger), the lease's claim names the job (Kafka ledger), so
+     * that a driver killed between the submission and {@link #jobSubmitted} still leaves its job
+     * findable.
+     */
+    public void jobSubmitting(String flinkRest, String jobId) {
         if (lock != null) {
             recordJob(LocalHold.PENDING, flinkRest);
+        }
+        if (lease != null) {
+            // Kafka ledger: the claim names the job's fixed id before the job exists, so a driver
+            // killed during the submission leaves a claim that holds while the job may run.
+            lease.nameJob(flinkRest, jobId);
         }
     }
 

@@ -200,7 +200,7 @@ final class RunFollower {
     /**
      * {@code [####....] done/n sequences | tokens | ⊥ rate | ε spent/budget | tok/s | ETA}: the ETA
      * is the sooner of the sequences' end and the budget's, each at its rate since the first
-     * result.
+     * result. A records run's line stops before the rate and the ETA (private timing).
      */
     String progressLine() {
         int width = 24;
@@ -211,23 +211,28 @@ final class RunFollower {
         int results = outcome.resultCount();
         double failRate = results == 0 ? 0 : outcome.fails() / (double) results;
         double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
-        return String.format(
-                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s | %.1f tok/s | ETA %s ",
-                "#".repeat(bar),
-                ".".repeat(width - bar),
-                done,
-                n,
-                tokens,
-                100 * failRate,
-                cfg.isPrivate()
-                        ? "ε "
-                                + Decimals.up(outcome.epsilon(), 3) // never below the charge
-                                + "/"
-                                // the guarantee: up too, so it never reads smaller
-                                + Decimals.up(cfg.budget().epsilon(), 3)
-                        : "NOT PRIVATE",
-                tokens / secs,
-                eta(done, n));
+        String line =
+                String.format(
+                        "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s ",
+                        "#".repeat(bar),
+                        ".".repeat(width - bar),
+                        done,
+                        n,
+                        tokens,
+                        100 * failRate,
+                        cfg.isPrivate()
+                                ? "ε "
+                                        + Decimals.up(
+                                                outcome.epsilon(), 3) // never below the charge
+                                        + "/"
+                                        // the guarantee: up too, so it never reads smaller
+                                        + Decimals.up(cfg.budget().epsilon(), 3)
+                                : "NOT PRIVATE");
+        // A records run's timing depends on its private records: summary.json drops it
+        // (RunReport#timingIsPublic), and so does the live line (issue 39 item 4).
+        return RunReport.timingIsPublic(cfg)
+                ? line + String.format("| %.1f tok/s | ETA %s ", tokens / secs, eta(done, n))
+                : line;
     }
 
     private String eta(int done, int n) {

@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -94,6 +95,24 @@ final class RunInfra {
                 // already gone
             }
         }
+    }
+
+    /**
+     * The id the run's job will have: the cluster's fixed job id (an application cluster with HA
+     * fixes it), else a new one fixed on {@code env} now — so that the dataset's hold names the job
+     * before it is submitted (issue 39 item 3).
+     */
+    static String fixJobId(StreamExecutionEnvironment env) {
+        return env.getConfiguration()
+                .getOptional(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)
+                .orElseGet(
+                        () -> {
+                            String id = new org.apache.flink.api.common.JobID().toHexString();
+                            Configuration c = new Configuration();
+                            c.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, id);
+                            env.configure(c);
+                            return id;
+                        });
     }
 
     /** The Flink environment of a run: a MiniCluster ({@code flinkTmp} its temp dir) or remote. */

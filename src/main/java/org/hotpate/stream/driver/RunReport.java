@@ -274,10 +274,7 @@ record RunReport(
         }
         s.put("teacherSource", cfg.ensemble().source().name().toLowerCase().replace('_', '-'));
         s.put("releases", outcome.ledger(LedgerKind.CHARGE).size());
-        if (!cfg.ensemble().fromRecords() && cfg.records().file().isEmpty()) {
-            // Records runs, and external teachers of a records.file (the LLM worker's prompts):
-            // the wall time follows the teachers' build and answer times, which depend on the
-            // private records — operator-only there (operatorSummary).
+        if (timingIsPublic(cfg)) {
             s.put("elapsedSeconds", round(seconds));
             s.put("tokensPerSecond", round(tokens / seconds));
         }
@@ -419,5 +416,17 @@ record RunReport(
 
     private static double round(double v) {
         return Math.round(v * 100) / 100.0;
+    }
+
+    /**
+     * Whether a run's timing (wall time, tokens/s, an ETA) may be published: not for a records run,
+     * whose teachers' build and answer times depend on the private records — operator-only there
+     * (operatorSummary), in summary.json and in the live progress line alike.
+     */
+    static boolean timingIsPublic(JobConfig cfg) {
+        // records runs, and external teachers of a records.file (the LLM worker's prompts): the
+        // wall time follows the teachers' build and answer times, which depend on the private
+        // records — operator-only there (operatorSummary)
+        return !cfg.ensemble().fromRecords() && cfg.records().file().isEmpty();
     }
 }

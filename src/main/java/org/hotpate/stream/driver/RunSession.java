@@ -66,7 +66,7 @@ public final class RunSession implements AutoCloseable {
     private boolean closed;
     private TeacherWorker worker;
     private Thread workerThread;
-    private JobClient job;
+    private volatile JobClient job; // volatile: a lost lease cancels it from the lease thread
     private volatile long submittedMs;
     private long distributionsAtStart;
     private Path flinkTmp;
@@ -325,8 +325,10 @@ public final class RunSession implements AutoCloseable {
                 voteTap);
         String rest = "http://" + cfg.flink().host() + ":" + cfg.flink().port();
         if (!cfg.flink().embedded()) {
-            // A cluster job outlives this driver: the dataset's hold names it before it exists.
-            datasetLedger.jobSubmitting(rest);
+            // A cluster job outlives this driver: the dataset's hold names it before it exists,
+            // and a lost lease cancels it (an embedded job's accountant checks the lease itself).
+            datasetLedger.jobSubmitting(rest, RunInfra.fixJobId(env));
+            datasetLedger.onLeaseLost(this::cancelJob);
         }
         submittedMs = System.currentTimeMillis();
         job = env.executeAsync(LocalHold.jobName(runId));

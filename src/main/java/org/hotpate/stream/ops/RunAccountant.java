@@ -50,6 +50,9 @@ import org.hotpate.protocol.StepId;
  * holding the releases commits. A failed write fails the checkpoint, so nothing it covers is ever
  * committed. Files only grow ({@link BudgetLedgerIo}).
  *
+ * <p><b>Fencing.</b> A run whose dataset lease is held in this JVM ({@link LeaseGate}) charges and
+ * releases nothing, and completes no checkpoint, once the lease may lapse (issue 39 item 3).
+ *
  * <p>Published results carry the privacy event without its vote-count profile; votes cast and the
  * dataset's ε go to the operator-only ledger. Scheme A: an admitted release also sends its outcome
  * to each involved teacher ({@link Tags#TEACHER_FEEDBACK}, same transaction; emitted only here,
@@ -138,6 +141,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        // The checkpoint's transaction carries every release since the last one: none may commit
+        // once the run's dataset lease may lapse (issue 39 item 3).
+        LeaseGate.check(budgetKey);
         String dir = settings.ledgerDir();
         unsaved.flush(dir == null ? null : r -> BudgetLedgerIo.writeLocal(Path.of(dir), r));
     }
@@ -166,6 +172,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     @Override
     public void processElement(ReleaseCandidate c, Context ctx, Collector<StepResult> out)
             throws Exception {
+        LeaseGate.check(c.runId()); // no charge, no release once the run's lease may lapse
         String key = StepId.keyOf(c);
         if (releasedSteps.contains(key)) {
             duplicates.inc();

@@ -96,4 +96,35 @@ class ClusterJobRedeployITCase {
             assertThat(again.prior().releases()).isEqualTo(20);
         }
     }
+
+    /**
+     * Issue 39 item 4: a deployment whose job ended FINISHED marks its account finished ({@link
+     * ClusterJob.Deployment#finished}, which {@code main} calls once the job's result is in), so a
+     * redeployment of the run is refused instead of forked.
+     */
+    @Test
+    void aFinishedDeploymentIsRefusedNotRedeployedAsAFork() {
+        JobConfig cfg =
+                JobSpec.parse(
+                        """
+                        name: k8s
+                        ensemble: {id: pz, teachers: 20, source: planet-z, k: 3, seed: 5, top-k: 32}
+                        mechanism: {name: confident-gnmax, params: {sigma1: 10, threshold: 6, sigma2: 10}}
+                        budget: {epsilon: 2.0, delta: 1.0e-6, dataset: K8S-DONE, dataset-epsilon: 8.0, ledger: kafka}
+                        kafka:
+                          mode: external
+                          bootstrap: %s
+                          topics: {budget-ledger: k8s.budget-ledger}
+                        """
+                                .formatted(kafka.bootstrapServers()),
+                        "k8s");
+        Properties client = KafkaIo.clientProperties(kafka.bootstrapServers(), new Properties());
+        try (ClusterJob.Deployment first = ClusterJob.admit(cfg, "k8s-done-1", null, client)) {
+            first.finished();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> ClusterJob.admit(cfg, "k8s-done-1", null, client).close())
+                .isInstanceOf(RunRefusedException.class)
+                .hasMessageContaining("finished");
+    }
 }

@@ -253,7 +253,7 @@ class DatasetLedgerTest {
         try (DatasetLedger held = DatasetLedger.open(ensembleSpec(), null)) {
             held.acquire(RUN);
             assertThat(DatasetLock.holderRecord(dir, "D")).isEqualTo(RUN + " pid " + pid);
-            held.jobSubmitting(NO_JOBMANAGER);
+            held.jobSubmitting(NO_JOBMANAGER, "00000000000000000000000000000001");
             assertThat(DatasetLock.holderRecord(dir, "D"))
                     .isEqualTo(RUN + " pid " + pid + " job pending at " + NO_JOBMANAGER);
             held.jobSubmitted(NO_JOBMANAGER, "0123abcd");

@@ -25,6 +25,31 @@ class RunFollowerTest {
         assertThat(f.progressLine()).contains("ε 0.000/0.124 ");
     }
 
+    /**
+     * Issue 39 item 4: a records run's timing is private (summary.json drops it), so its live line
+     * prints no tokens/s and no ETA; a synthetic run's still does.
+     */
+    @Test
+    void aRecordsRunsProgressLinePrintsNoRateAndNoEta() {
+        JobConfig records = JobSpec.parse("ensemble: {source: records}\nteacher: {order: 4}", "x");
+        JobConfig synthetic = JobSpec.parse("budget: {epsilon: 1.0}", "x");
+        assertThat(line(records)).doesNotContain("tok/s").doesNotContain("ETA");
+        assertThat(line(synthetic)).contains("tok/s").contains("ETA");
+    }
+
+    private static String line(JobConfig cfg) {
+        return new RunFollower(
+                        cfg,
+                        "r",
+                        System.currentTimeMillis(),
+                        new Properties(),
+                        new RunOutcome(
+                                cfg.generation().sequences(),
+                                cfg.generation().concurrency(),
+                                false))
+                .progressLine();
+    }
+
     @Test
     void stallRule_countsFromTheLastProgressAndWaitsTenTimesAsLongForTheFirstResult() {
         long w = 120_000; // 240 checkpoints of 500 ms

@@ -451,4 +451,36 @@ class RunAccountantTest {
                         org.assertj.core.groups.Tuple.tuple(0, 2L, 2),
                         org.assertj.core.groups.Tuple.tuple(1, 0L, 1));
     }
+
+    /**
+     * Issue 39 item 3: the accountant of a run whose dataset lease is held in this JVM charges and
+     * releases nothing once the lease may lapse, and fails the checkpoint that would commit the
+     * releases since the last one.
+     */
+    @Test
+    void aRunWhoseLeaseMayLapseReleasesNothingAndItsCheckpointFails() throws Exception {
+        open(STEP);
+        org.hotpate.protocol.LeaseFence fence =
+                new org.hotpate.protocol.LeaseFence(
+                        "c@1",
+                        java.time.Duration.ofSeconds(15),
+                        java.time.Duration.ofSeconds(30),
+                        System.nanoTime());
+        LeaseGate.open(RUN, fence);
+        try {
+            h.processElement(candidate(0, 7, STEP), 0);
+            assertThat(h.extractOutputValues()).hasSize(1);
+            fence.lose("taken over by run r2");
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> h.processElement(candidate(1, 7, STEP), 0))
+                    .isInstanceOf(LeaseGate.LeaseLostException.class)
+                    .hasMessageContaining("stops releasing: taken over by run r2");
+            assertThat(h.extractOutputValues()).hasSize(1);
+            assertThat(budgetLedger()).hasSize(1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.snapshot(1, 1))
+                    .hasRootCauseInstanceOf(LeaseGate.LeaseLostException.class);
+        } finally {
+            LeaseGate.close(RUN, fence);
+        }
+    }
 }
