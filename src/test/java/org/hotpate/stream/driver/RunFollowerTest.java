@@ -3,6 +3,7 @@ package org.hotpate.stream.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Properties;
+import org.hotpate.model.Rejected;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,46 @@ class RunFollowerTest {
                                 cfg.generation().concurrency(),
                                 false));
         assertThat(f.progressLine()).contains("ε 0.000/0.124 ");
+    }
+
+    /**
+     * Late votes show while the run goes, once there are any. Fails when the line never shows them
+     * or counts every rejection (a bad record is not a late vote).
+     */
+    @Test
+    void progressLineShowsLateVotesOnlyOnceThereAreAny() {
+        JobConfig cfg = JobSpec.parse("name: x", "x");
+        RunOutcome outcome =
+                new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
+        RunFollower f = new RunFollower(cfg, "r", System.currentTimeMillis(), new Properties(), outcome);
+        outcome.add(Rejected.of("d", Rejected.DUPLICATE_VOTE, "x", "r", 1));
+        assertThat(f.progressLine()).doesNotContain("late");
+        outcome.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 1));
+        outcome.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 2));
+        assertThat(f.progressLine())
+                .contains(
+                        "| 2 late votes (generation.step-deadline-ms "
+                                + cfg.generation().stepDeadlineMs()
+                                + ")");
+    }
+
+    @Test
+    void progressIsLinesUnlessAsked_orOnAConsole() {
+        String old = System.getProperty("hotpate.progress");
+        try {
+            System.setProperty("hotpate.progress", "lines");
+            assertThat(RunFollower.lineProgress()).isTrue();
+            System.setProperty("hotpate.progress", "frames");
+            assertThat(RunFollower.lineProgress()).isFalse();
+            System.clearProperty("hotpate.progress");
+            assertThat(RunFollower.lineProgress()).isEqualTo(System.console() == null);
+        } finally {
+            if (old == null) {
+                System.clearProperty("hotpate.progress");
+            } else {
+                System.setProperty("hotpate.progress", old);
+            }
+        }
     }
 
     @Test
