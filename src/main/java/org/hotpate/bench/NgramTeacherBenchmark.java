@@ -77,14 +77,9 @@ public class NgramTeacherBenchmark {
     public void setUp() throws Exception {
         Tokenizer tok = Tokenizer.named("cl100k_base");
         RecordFields fields = new RecordFields("user", "subject", "", "", 4096);
-        RecordsCorpus corpus =
-                RecordsCorpus.load(Path.of(corpusFile), fields, tok);
+        RecordsCorpus corpus = RecordsCorpus.load(Path.of(corpusFile), fields, tok);
         NgramModel pub =
-                PublicModels.load(
-                        publicFile,
-                        "subject",
-                        tok,
-                        NgramModel.defaultPublicOrder(3));
+                PublicModels.load(publicFile, "subject", tok, NgramModel.defaultPublicOrder(3));
         // One model over a store switched to the current teacher's tables, as in the operator
         // (one NgramModel per subtask, its store the keyed RocksDB state of the current teacher).
         model = new NgramModel(3, tok.vocabularySize(), tok.endOfText(), store, pub, 0.5);

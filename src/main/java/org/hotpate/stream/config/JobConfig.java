@@ -224,8 +224,8 @@ public final class JobConfig implements Serializable {
     /**
      * {@code generation.watchdog-ms}, derived: 2 × step deadline + 5 × checkpoint interval; 10 ×
      * the step deadline + 5 × checkpoint interval for records runs' n-gram teachers, whose steps
-     * wait in the reducer while the teachers are busy (StepReducer#teachersBusy) — a re-issue
-     * there would only queue a second query behind the first.
+     * wait in the reducer while the teachers are busy (StepReducer#teachersBusy) — a re-issue there
+     * would only queue a second query behind the first.
      */
     public long watchdogMs() {
         boolean inJob = inJobNgramTeachers();

@@ -118,7 +118,8 @@ final class RunFollower {
                         && System.currentTimeMillis() - lastPrint
                                 > (lines ? LINE_INTERVAL_MS : 500)) {
                     // a terminal redraws one line; a log gets a line per interval
-                    progress.print(lines ? progressLine().stripTrailing() + "\n" : "\r" + progressLine());
+                    progress.print(
+                            lines ? progressLine().stripTrailing() + "\n" : "\r" + progressLine());
                     progress.flush();
                     lastPrint = System.currentTimeMillis();
                 }
@@ -246,11 +247,16 @@ final class RunFollower {
                                 // the guarantee: up too, so it never reads smaller
                                 + Decimals.up(cfg.budget().epsilon(), 3)
                         : "NOT PRIVATE",
-                showsTiming() ? String.format(" | %.1f tok/s | ETA %s", tokens / secs, eta(done, n)) : "",
+                showsTiming()
+                        ? String.format(" | %.1f tok/s | ETA %s", tokens / secs, eta(done, n))
+                        : "",
                 late == 0
                         ? ""
-                        : " | " + late + " late votes (generation.step-deadline-ms "
-                                + cfg.generation().stepDeadlineMs() + ")");
+                        : " | "
+                                + late
+                                + " late votes (generation.step-deadline-ms "
+                                + cfg.generation().stepDeadlineMs()
+                                + ")");
     }
 
     /** Whether the line shows the run's speed and ETA (the one place that gates them). */

@@ -32,9 +32,9 @@ import org.hotpate.protocol.StepTally;
  * The step closes when n votes arrived and the step itself was seen, or {@code step-deadline-ms}
  * after it first saw the step or a vote (missing teachers abstain); votes for a step that never
  * arrives are dead-lettered as UNKNOWN_STEP at the deadline. With in-job teachers (records runs'
- * n-gram teachers) the deadline waits while the teachers are busy ({@link #teachersBusy}). A closed step below the quorum is
- * abandoned (an ABANDONED ledger entry, nothing released or charged); otherwise the release goes to
- * the run's accountant as a {@link ReleaseCandidate}.
+ * n-gram teachers) the deadline waits while the teachers are busy ({@link #teachersBusy}). A closed
+ * step below the quorum is abandoned (an ABANDONED ledger entry, nothing released or charged);
+ * otherwise the release goes to the run's accountant as a {@link ReleaseCandidate}.
  *
  * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
  * by the step under the run's ledger account ({@link StepNoise}; the secret: {@link NoiseSecret}),
@@ -142,6 +142,7 @@ public final class StepReducer
 
     /** When this subtask last received a vote batch of any step (processing time). */
     private transient long lastBatchMs;
+
     private transient JobMetrics.LiveKeys openSteps;
 
     public StepReducer(Settings settings) {
@@ -234,10 +235,10 @@ public final class StepReducer
     /**
      * In-job teachers ({@link Settings#waitForBusyTeachers}) answer every step they see, in the
      * order they see them, once all of them are built: a step past its deadline before this
-     * subtask's first vote (the teachers are still being built) or while votes of other steps
-     * still arrive is queued, not missing, so its deadline moves on instead of rejecting its votes
-     * as LATE_VOTE. Only a subtask that received no vote for a whole deadline after votes began
-     * closes its steps. (The sequence loop's watchdog is longer for such runs: JobConfig.)
+     * subtask's first vote (the teachers are still being built) or while votes of other steps still
+     * arrive is queued, not missing, so its deadline moves on instead of rejecting its votes as
+     * LATE_VOTE. Only a subtask that received no vote for a whole deadline after votes began closes
+     * its steps. (The sequence loop's watchdog is longer for such runs: JobConfig.)
      */
     private boolean teachersBusy(long now) {
         return settings.waitForBusyTeachers()

@@ -35,7 +35,8 @@ class RunFollowerTest {
         JobConfig cfg = JobSpec.parse("name: x", "x");
         RunOutcome outcome =
                 new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
-        RunFollower f = new RunFollower(cfg, "r", System.currentTimeMillis(), new Properties(), outcome);
+        RunFollower f =
+                new RunFollower(cfg, "r", System.currentTimeMillis(), new Properties(), outcome);
         outcome.add(Rejected.of("d", Rejected.DUPLICATE_VOTE, "x", "r", 1));
         assertThat(f.progressLine()).doesNotContain("late");
         outcome.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 1));
