@@ -36,7 +36,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * every sequence starts).
  *
  * <p>Run: {@code ./hotpate bench NgramTeacher -f 1 -wi 3 -i 5} (from the repository root: it reads
- * {@code data/spamassassin}).
+ * {@code data/spamassassin}); another corpus and n: {@code -p corpusFile=FILE -p publicFile=FILE -p
+ * teachersPerStep=100000} (docs/performance.md, "Records teachers at 10^4 and 10^5 users").
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -50,6 +51,22 @@ public class NgramTeacherBenchmark {
     @Param({"0", "2", "5"})
     public int prefix;
 
+    /** The private records (JSONL with {@code user}, {@code subject}). */
+    @Param({"data/spamassassin/private.jsonl.gz"})
+    public String corpusFile;
+
+    /** The public backoff's text. */
+    @Param({"data/spamassassin/public.jsonl.gz"})
+    public String publicFile;
+
+    /**
+     * Teachers answering a step: 0 = one per user of the corpus; otherwise teacher i answers with
+     * the tables of user i mod users (as the pipeline benchmark's simulated teachers cycle), so n =
+     * 10^4 or 10^5 costs what that many such users would.
+     */
+    @Param({"0"})
+    public int teachersPerStep;
+
     private final SwitchedStore store = new SwitchedStore();
     private NgramModel model;
     private List<InMemoryContextStore> teachers;
@@ -60,14 +77,9 @@ public class NgramTeacherBenchmark {
     public void setUp() throws Exception {
         Tokenizer tok = Tokenizer.named("cl100k_base");
         RecordFields fields = new RecordFields("user", "subject", "", "", 4096);
-        RecordsCorpus corpus =
-                RecordsCorpus.load(Path.of("data/spamassassin/private.jsonl.gz"), fields, tok);
+        RecordsCorpus corpus = RecordsCorpus.load(Path.of(corpusFile), fields, tok);
         NgramModel pub =
-                PublicModels.load(
-                        "data/spamassassin/public.jsonl.gz",
-                        "subject",
-                        tok,
-                        NgramModel.defaultPublicOrder(3));
+                PublicModels.load(publicFile, "subject", tok, NgramModel.defaultPublicOrder(3));
         // One model over a store switched to the current teacher's tables, as in the operator
         // (one NgramModel per subtask, its store the keyed RocksDB state of the current teacher).
         model = new NgramModel(3, tok.vocabularySize(), tok.endOfText(), store, pub, 0.5);
@@ -80,7 +92,12 @@ public class NgramTeacherBenchmark {
                 firsts.add(java.util.Arrays.copyOf(r.tokens(), prefix));
             }
         }
-        teachers = new ArrayList<>(byUser.values());
+        List<InMemoryContextStore> users = new ArrayList<>(byUser.values());
+        teachers = new ArrayList<>();
+        int n = teachersPerStep == 0 ? users.size() : teachersPerStep;
+        for (int i = 0; i < n; i++) {
+            teachers.add(users.get(i % users.size()));
+        }
         histories = firsts.toArray(new int[0][]);
     }
 

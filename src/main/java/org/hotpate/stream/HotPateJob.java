@@ -294,7 +294,8 @@ public final class HotPateJob {
                                                     cfg.mechanism(),
                                                     mode,
                                                     run.noiseSecret(),
-                                                    run.ledgerAccount())))
+                                                    run.ledgerAccount(),
+                                                    cfg.inJobNgramTeachers())))
                             .uid("reduce")
                             .name("reduce");
             outputs.add(Topic.LEDGER, candidates.getSideOutput(Tags.LEDGER));

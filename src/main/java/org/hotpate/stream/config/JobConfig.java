@@ -211,16 +211,29 @@ public final class JobConfig implements Serializable {
         return Path.of(d).toAbsolutePath();
     }
 
+    /** Whether the teachers are a records run's n-gram teachers, inside the job. */
+    public boolean inJobNgramTeachers() {
+        return ensemble().fromRecords() && records().teacher().model() == RecordsConfig.Model.NGRAM;
+    }
+
     /** {@code generation.min-teachers}, derived: ceil(n/2). */
     public int minTeachers() {
         return generation().minTeachers().orElse((ensemble().teachers() + 1) / 2);
     }
 
-    /** {@code generation.watchdog-ms}, derived: 2 × step deadline + 5 × checkpoint interval. */
+    /**
+     * {@code generation.watchdog-ms}, derived: 2 × step deadline + 5 × checkpoint interval; 10 ×
+     * the step deadline + 5 × checkpoint interval for records runs' n-gram teachers, whose steps
+     * wait in the reducer while the teachers are busy (StepReducer#teachersBusy) — a re-issue there
+     * would only queue a second query behind the first.
+     */
     public long watchdogMs() {
+        boolean inJob = inJobNgramTeachers();
         return generation()
                 .watchdogMs()
-                .orElse(2 * generation().stepDeadlineMs() + 5 * flink().checkpointIntervalMs());
+                .orElse(
+                        (inJob ? 10 : 2) * generation().stepDeadlineMs()
+                                + 5 * flink().checkpointIntervalMs());
     }
 
     /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */

@@ -300,8 +300,10 @@ public final class JobOptions {
                     Option.longInt(
                                     "generation.watchdog-ms",
                                     0L,
-                                    "The sequence loop re-issues a position as a new attempt when no result for the issued step arrived this long after it was issued. 0 = 2 x step-deadline-ms + 5 x flink.checkpoint-interval-ms.")
-                            .derived("2 x step-deadline-ms + 5 x flink.checkpoint-interval-ms", 0L)
+                                    "The sequence loop re-issues a position as a new attempt when no result for the issued step arrived this long after it was issued. 0 = 2 x step-deadline-ms + 5 x flink.checkpoint-interval-ms (10 x step-deadline-ms + ... for records runs' ngram teachers, whose steps wait while the teachers are busy).")
+                            .derived(
+                                    "2 (ngram records: 10) x step-deadline-ms + 5 x flink.checkpoint-interval-ms",
+                                    0L)
                             .check(v -> v > 0, "be > 0 (0 = derived)"));
     public static final Option<Integer> GENERATION_MAX_REISSUES =
             declare(

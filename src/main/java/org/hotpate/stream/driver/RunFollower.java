@@ -42,6 +42,21 @@ final class RunFollower {
     private double epsilonAnchor;
     private long epsilonAnchorMs;
 
+    /** Seconds between progress lines when the progress stream is not a terminal. */
+    static final long LINE_INTERVAL_MS = 15_000;
+
+    /**
+     * Whether progress goes out as lines (a log, a pipe) instead of frames redrawn with \r (a
+     * terminal): {@code -Dhotpate.progress=lines|frames} (the launcher tests whether stderr is a
+     * terminal), else frames only when the JVM has a console.
+     */
+    static boolean lineProgress() {
+        String p = System.getProperty("hotpate.progress", "");
+        return p.equals("lines") || (!p.equals("frames") && System.console() == null);
+    }
+
+    private final boolean lines = lineProgress();
+
     /** What the follower needs to know of the job: whether it ended, and how. */
     interface Job {
         /** Null while the job runs; otherwise why the run cannot complete. */
@@ -99,8 +114,12 @@ final class RunFollower {
                 if (afterPoll != null) {
                     afterPoll.run();
                 }
-                if (progress != null && System.currentTimeMillis() - lastPrint > 500) {
-                    progress.print("\r" + progressLine());
+                if (progress != null
+                        && System.currentTimeMillis() - lastPrint
+                                > (lines ? LINE_INTERVAL_MS : 500)) {
+                    // a terminal redraws one line; a log gets a line per interval
+                    progress.print(
+                            lines ? progressLine().stripTrailing() + "\n" : "\r" + progressLine());
                     progress.flush();
                     lastPrint = System.currentTimeMillis();
                 }
@@ -111,7 +130,7 @@ final class RunFollower {
                         finishedSince = System.currentTimeMillis();
                     } else if (System.currentTimeMillis() - finishedSince > settleMs) {
                         if (progress != null) {
-                            progress.println("\r" + progressLine());
+                            progress.println((lines ? "" : "\r") + progressLine().stripTrailing());
                         }
                         return true;
                     }
@@ -127,7 +146,7 @@ final class RunFollower {
                 }
             }
         }
-        if (progress != null) {
+        if (progress != null && !lines) {
             progress.println();
         }
         return false;
@@ -198,9 +217,12 @@ final class RunFollower {
     }
 
     /**
-     * {@code [####....] done/n sequences | tokens | ⊥ rate | ε spent/budget | tok/s | ETA}: the ETA
-     * is the sooner of the sequences' end and the budget's, each at its rate since the first
-     * result. A records run's line stops before the rate and the ETA (private timing).
+     * {@code [####....] done/n sequences | tokens | ⊥ rate | ε spent/budget | tok/s | ETA | late
+     * votes}: the ETA is the sooner of the sequences' end and the budget's, each at its rate since
+     * the first result; the late votes (LATE_VOTE rejections: the step had closed at its deadline)
+     * only once there are any. A records run's line (and an LLM run's over a records file) stops
+     * before the rate: its timing and its teachers' lateness follow the private records, so they
+     * are operator-only there (summary.json drops them too; operator.json has them).
      */
     String progressLine() {
         int width = 24;
@@ -211,28 +233,40 @@ final class RunFollower {
         int results = outcome.resultCount();
         double failRate = results == 0 ? 0 : outcome.fails() / (double) results;
         double secs = Math.max(1e-3, (System.currentTimeMillis() - startMs) / 1000.0);
-        String line =
-                String.format(
-                        "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s ",
-                        "#".repeat(bar),
-                        ".".repeat(width - bar),
-                        done,
-                        n,
-                        tokens,
-                        100 * failRate,
-                        cfg.isPrivate()
-                                ? "ε "
-                                        + Decimals.up(
-                                                outcome.epsilon(), 3) // never below the charge
-                                        + "/"
-                                        // the guarantee: up too, so it never reads smaller
-                                        + Decimals.up(cfg.budget().epsilon(), 3)
-                                : "NOT PRIVATE");
-        // A records run's timing depends on its private records: summary.json drops it
-        // (RunReport#timingIsPublic), and so does the live line (issue 39 item 4).
-        return RunReport.timingIsPublic(cfg)
-                ? line + String.format("| %.1f tok/s | ETA %s ", tokens / secs, eta(done, n))
-                : line;
+        long late = outcome.lateVotes();
+        return String.format(
+                "[%s%s] %d/%d sequences | %d tokens | ⊥ %.1f%% | %s%s%s ",
+                "#".repeat(bar),
+                ".".repeat(width - bar),
+                done,
+                n,
+                tokens,
+                100 * failRate,
+                cfg.isPrivate()
+                        ? "ε "
+                                + Decimals.up(outcome.epsilon(), 3) // never below the charge
+                                + "/"
+                                // the guarantee: up too, so it never reads smaller
+                                + Decimals.up(cfg.budget().epsilon(), 3)
+                        : "NOT PRIVATE",
+                showsTiming()
+                        ? String.format(" | %.1f tok/s | ETA %s", tokens / secs, eta(done, n))
+                        : "",
+                late == 0 || !showsTiming()
+                        ? ""
+                        : " | "
+                                + late
+                                + " late votes (generation.step-deadline-ms "
+                                + cfg.generation().stepDeadlineMs()
+                                + ")");
+    }
+
+    /**
+     * Whether the line shows the run's speed, ETA and late votes: not where they follow the
+     * private records (RunReport#timingIsPublic, issue 39 item 4).
+     */
+    private boolean showsTiming() {
+        return RunReport.timingIsPublic(cfg);
     }
 
     private String eta(int done, int n) {

@@ -35,6 +35,7 @@ public final class RunOutcome {
     private final Map<Long, SyntheticRecord> records = new TreeMap<>();
     private final List<LedgerEntry> ledger = new ArrayList<>();
     private final List<Rejected> rejected = new ArrayList<>();
+    private long lateVotes;
 
     /**
      * A run of {@code sequences} sequences, {@code concurrency} in flight, whose accounting mode
@@ -65,6 +66,14 @@ public final class RunOutcome {
 
     public synchronized void add(Rejected r) {
         rejected.add(r);
+        if (Rejected.LATE_VOTE.equals(r.reason())) {
+            lateVotes++;
+        }
+    }
+
+    /** The LATE_VOTE rejections so far (votes for a step already closed). */
+    public synchronized long lateVotes() {
+        return lateVotes;
     }
 
     /**

@@ -78,6 +78,13 @@ final class OpenStepState {
         return true;
     }
 
+    /** Moves the step's deadline to {@code deadlineMs} from now (the old timer has fired). */
+    void rearmDeadline(TimerService timers, long deadlineMs) throws Exception {
+        long t = timers.currentProcessingTime() + deadlineMs;
+        deadline.update(t);
+        timers.registerProcessingTimeTimer(t);
+    }
+
     /** Whether {@code ts} is the step's deadline (or past it). */
     boolean due(long ts) throws Exception {
         return deadline.value() != null && ts >= deadline.value();

@@ -31,9 +31,10 @@ import org.hotpate.protocol.StepTally;
  * ({@link VoteCombiner}; one append to {@code step-vote-batches} and one count update per batch).
  * The step closes when n votes arrived and the step itself was seen, or {@code step-deadline-ms}
  * after it first saw the step or a vote (missing teachers abstain); votes for a step that never
- * arrives are dead-lettered as UNKNOWN_STEP at the deadline. A closed step below the quorum is
- * abandoned (an ABANDONED ledger entry, nothing released or charged); otherwise the release goes to
- * the run's accountant as a {@link ReleaseCandidate}.
+ * arrives are dead-lettered as UNKNOWN_STEP at the deadline. With in-job teachers (records runs'
+ * n-gram teachers) the deadline waits while the teachers are busy ({@link #teachersBusy}). A closed
+ * step below the quorum is abandoned (an ABANDONED ledger entry, nothing released or charged);
+ * otherwise the release goes to the run's accountant as a {@link ReleaseCandidate}.
  *
  * <p><b>Replay-stable noise.</b> The mechanism draws its DP noise from a secret-keyed DRBG labelled
  * by the step under the run's ledger account ({@link StepNoise}; the secret: {@link NoiseSecret}),
@@ -71,8 +72,33 @@ public final class StepReducer
             ConfiguredMechanism mechanism,
             AccountingMode mode,
             byte[] noiseSecret,
-            String noiseAccount)
+            String noiseAccount,
+            boolean waitForBusyTeachers)
             implements Serializable {
+        /** Teachers outside the job (a deadline only). */
+        public Settings(
+                String topic,
+                RunShape shape,
+                int teachers,
+                int minTeachers,
+                long retentionMs,
+                ConfiguredMechanism mechanism,
+                AccountingMode mode,
+                byte[] noiseSecret,
+                String noiseAccount) {
+            this(
+                    topic,
+                    shape,
+                    teachers,
+                    minTeachers,
+                    retentionMs,
+                    mechanism,
+                    mode,
+                    noiseSecret,
+                    noiseAccount,
+                    false);
+        }
+
         /** The run's own account (not a fork). */
         public Settings(
                 String topic,
@@ -112,6 +138,11 @@ public final class StepReducer
     private transient byte[] secret;
     private transient Counter lateVotes;
     private transient Counter abandonedSteps;
+    private transient Counter deferredDeadlines;
+
+    /** When this subtask last received a vote batch of any step (processing time). */
+    private transient long lastBatchMs;
+
     private transient JobMetrics.LiveKeys openSteps;
 
     public StepReducer(Settings settings) {
@@ -137,13 +168,16 @@ public final class StepReducer
             mechanism(new StepId("", 0, 0, 0)); // a bad mechanism configuration fails here
         }
         lateVotes = getRuntimeContext().getMetricGroup().counter("lateVotes");
+        lastBatchMs = 0; // no vote yet (after a restore too)
         abandonedSteps = getRuntimeContext().getMetricGroup().counter("abandonedSteps");
+        deferredDeadlines = getRuntimeContext().getMetricGroup().counter("deferredDeadlines");
         openSteps = JobMetrics.openSteps(getRuntimeContext());
     }
 
     @Override
     public void processElement1(VoteBatch batch, Context ctx, Collector<ReleaseCandidate> out)
             throws Exception {
+        lastBatchMs = ctx.timerService().currentProcessingTime();
         if (state.closed()) {
             for (int i = 0; i < batch.size(); i++) {
                 Vote v = batch.vote(i);
@@ -183,7 +217,10 @@ public final class StepReducer
         if (state.closed()) {
             state.forget(); // retention over: forget the closed step
         } else if (state.due(ts)) {
-            if (state.seen()) {
+            if (state.seen() && teachersBusy(ts)) {
+                deferredDeadlines.inc(); // back-pressure: wait instead of rejecting their votes
+                state.rearmDeadline(ctx.timerService(), settings.shape().stepDeadlineMs());
+            } else if (state.seen()) {
                 close(ctx, out);
             } else { // votes for a step this run never issued: nothing released or charged
                 StepId id = StepId.parse(ctx.getCurrentKey());
@@ -193,6 +230,19 @@ public final class StepReducer
                 clearOpen(ctx);
             }
         }
+    }
+
+    /**
+     * In-job teachers ({@link Settings#waitForBusyTeachers}) answer every step they see, in the
+     * order they see them, once all of them are built: a step past its deadline before this
+     * subtask's first vote (the teachers are still being built) or while votes of other steps still
+     * arrive is queued, not missing, so its deadline moves on instead of rejecting its votes as
+     * LATE_VOTE. Only a subtask that received no vote for a whole deadline after votes began closes
+     * its steps. (The sequence loop's watchdog is longer for such runs: JobConfig.)
+     */
+    private boolean teachersBusy(long now) {
+        return settings.waitForBusyTeachers()
+                && (lastBatchMs == 0 || now - lastBatchMs < settings.shape().stepDeadlineMs());
     }
 
     private void close(Context ctx, Collector<ReleaseCandidate> out) throws Exception {

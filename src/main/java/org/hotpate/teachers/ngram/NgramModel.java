@@ -226,7 +226,13 @@ public final class NgramModel {
             ZeroCounts unseen = new ZeroCounts(own);
             int taken = 0;
             double kth = Double.NaN;
+            // the score of the last token taken before the current run of equal P_pub (NaN: none)
+            double beforeRun = Double.NaN;
+            double lastTaken = Double.NaN;
             for (int r = 0; r < view.tokens.length; r++) {
+                if (r > 0 && view.probs[r] != view.probs[r - 1]) {
+                    beforeRun = lastTaken;
+                }
                 int w = view.tokens[r];
                 if (Arrays.binarySearch(mine, w) >= 0) {
                     continue;
@@ -235,12 +241,20 @@ public final class NgramModel {
                 if (taken >= topK && pw < kth) {
                     break; // every later token scores <= pw < the k-th: none can enter the top-k
                 }
+                if (taken >= topK && pw == kth && beforeRun != kth) {
+                    // The rest of this run of equal P_pub scores pw with larger ids than the run's
+                    // tokens taken, and no earlier run's token ties at kth: none can enter the
+                    // top-k (a long run of equally rare public tokens was walked to its end here).
+                    r = view.runEnd[r] - 1;
+                    continue;
+                }
                 if (n == c.length) {
                     c = Arrays.copyOf(c, 2 * n);
                     p = Arrays.copyOf(p, 2 * n);
                 }
                 c[n] = w;
                 p[n++] = pw;
+                lastTaken = pw;
                 if (++taken == topK) {
                     kth = pw;
                 }
@@ -406,26 +420,46 @@ public final class NgramModel {
         }
     }
 
-    /** The distinct tokens of {@code tables}, ascending. */
+    /**
+     * The distinct tokens of {@code tables}, ascending: each table's tokens are sorted, so a merge
+     * (linear; a private model's longer contexts' followers are among its empty context's, so the
+     * merge mostly confirms the first table) instead of a sort.
+     */
     private static int[] union(List<FollowerTable> tables) {
-        int size = 0;
+        int[] acc = new int[0];
         for (FollowerTable t : tables) {
-            size += t.tokens().length;
+            acc = mergeDistinct(acc, t.tokens());
         }
-        int[] all = new int[size];
-        int at = 0;
-        for (FollowerTable t : tables) {
-            System.arraycopy(t.tokens(), 0, all, at, t.tokens().length);
-            at += t.tokens().length;
+        return acc;
+    }
+
+    /** The distinct values of two ascending arrays, ascending ({@code a} itself when b ⊆ a). */
+    private static int[] mergeDistinct(int[] a, int[] b) {
+        if (b.length == 0) {
+            return a;
         }
-        Arrays.sort(all);
+        if (a.length == 0) {
+            return b.clone();
+        }
+        int[] out = new int[a.length + b.length];
+        int i = 0;
+        int j = 0;
         int n = 0;
-        for (int i = 0; i < all.length; i++) {
-            if (n == 0 || all[i] != all[n - 1]) {
-                all[n++] = all[i];
+        while (i < a.length || j < b.length) {
+            int x;
+            if (j >= b.length || (i < a.length && a[i] < b[j])) {
+                x = a[i++];
+            } else if (i >= a.length || b[j] < a[i]) {
+                x = b[j++];
+            } else {
+                x = a[i++];
+                j++;
+            }
+            if (n == 0 || out[n - 1] != x) { // PublicView's tables may repeat ids within one
+                out[n++] = x;
             }
         }
-        return Arrays.copyOf(all, n);
+        return n == a.length ? a : Arrays.copyOf(out, n);
     }
 
     // ---- the backoff side of a context, shared by every private model's answers ----
@@ -449,6 +483,9 @@ public final class NgramModel {
         /** P_pub of a token with no count at any level (the same for every such token). */
         final double unseen;
 
+        /** The end (exclusive) of the run of equal P_pub in {@link #probs} that holds rank r. */
+        final int[] runEnd;
+
         PublicView(long backoffVersion, int vocabularySize, List<FollowerTable> tables) {
             this.backoffVersion = backoffVersion;
             this.vocabularySize = vocabularySize;
@@ -466,6 +503,11 @@ public final class NgramModel {
                 probs[i] = idProbs[idx[i]];
             }
             unseen = new ZeroCounts(tables).interpolate(uniform);
+            runEnd = new int[probs.length];
+            for (int r = probs.length - 1; r >= 0; r--) {
+                runEnd[r] =
+                        r + 1 < probs.length && probs[r + 1] == probs[r] ? runEnd[r + 1] : r + 1;
+            }
         }
 
         /** P_pub(w | context): interpolate(tables, w, 1/|V|), looked up. */

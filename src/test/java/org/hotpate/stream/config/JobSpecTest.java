@@ -443,6 +443,14 @@ class JobSpecTest {
                 .isEqualTo(System.getProperty("user.home") + "/.hotpate/ledger");
         assertThat(c.minTeachers()).isEqualTo(4);
         assertThat(c.watchdogMs()).isEqualTo(2 * 5000 + 5 * 1000);
+        // records runs' n-gram teachers: steps wait in the reducer while the teachers are busy, so
+        // the watchdog is 10 deadlines (fails with the plain 2 x: re-issues behind a long queue)
+        JobConfig r = JobSpec.parse("ensemble: {source: records}", "x");
+        assertThat(r.inJobNgramTeachers()).isTrue();
+        assertThat(r.watchdogMs())
+                .isEqualTo(
+                        10 * r.generation().stepDeadlineMs()
+                                + 5 * r.flink().checkpointIntervalMs());
         assertThat(c.kafka().topics().name(Topic.BUDGET_LEDGER)).isEqualTo("hotpate.budget-ledger");
         JobConfig e =
                 JobSpec.parse(

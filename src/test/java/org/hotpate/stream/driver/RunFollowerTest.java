@@ -3,6 +3,7 @@ package org.hotpate.stream.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Properties;
+import org.hotpate.model.Rejected;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,12 @@ class RunFollowerTest {
         JobConfig records = JobSpec.parse("ensemble: {source: records}\nteacher: {order: 4}", "x");
         JobConfig synthetic = JobSpec.parse("budget: {epsilon: 1.0}", "x");
         assertThat(line(records)).doesNotContain("tok/s").doesNotContain("ETA");
+        JobConfig llm =
+                JobSpec.parse(
+                        "ensemble: {source: external, kind: heterogeneous, teachers: 4}\n"
+                                + "records: {file: private.jsonl}",
+                        "x");
+        assertThat(line(llm)).doesNotContain("tok/s").doesNotContain("ETA");
         assertThat(line(synthetic)).contains("tok/s").contains("ETA");
     }
 
@@ -48,6 +55,62 @@ class RunFollowerTest {
                                 cfg.generation().concurrency(),
                                 false))
                 .progressLine();
+    }
+
+    /**
+     * Late votes show while the run goes, once there are any. Fails when the line never shows them
+     * or counts every rejection (a bad record is not a late vote).
+     */
+    @Test
+    void progressLineShowsLateVotesOnlyOnceThereAreAny() {
+        JobConfig cfg = JobSpec.parse("name: x", "x");
+        RunOutcome outcome =
+                new RunOutcome(cfg.generation().sequences(), cfg.generation().concurrency(), false);
+        RunFollower f =
+                new RunFollower(cfg, "r", System.currentTimeMillis(), new Properties(), outcome);
+        outcome.add(Rejected.of("d", Rejected.DUPLICATE_VOTE, "x", "r", 1));
+        assertThat(f.progressLine()).doesNotContain("late");
+        outcome.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 1));
+        outcome.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 2));
+        assertThat(f.progressLine())
+                .contains(
+                        "| 2 late votes (generation.step-deadline-ms "
+                                + cfg.generation().stepDeadlineMs()
+                                + ")");
+        // a records run's lateness follows its private records: operator.json only
+        JobConfig records = JobSpec.parse("ensemble: {source: records}\nteacher: {order: 4}", "x");
+        RunOutcome late =
+                new RunOutcome(
+                        records.generation().sequences(), records.generation().concurrency(), false);
+        late.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 1));
+        assertThat(
+                        new RunFollower(
+                                        records,
+                                        "r",
+                                        System.currentTimeMillis(),
+                                        new Properties(),
+                                        late)
+                                .progressLine())
+                .doesNotContain("late");
+    }
+
+    @Test
+    void progressIsLinesUnlessAsked_orOnAConsole() {
+        String old = System.getProperty("hotpate.progress");
+        try {
+            System.setProperty("hotpate.progress", "lines");
+            assertThat(RunFollower.lineProgress()).isTrue();
+            System.setProperty("hotpate.progress", "frames");
+            assertThat(RunFollower.lineProgress()).isFalse();
+            System.clearProperty("hotpate.progress");
+            assertThat(RunFollower.lineProgress()).isEqualTo(System.console() == null);
+        } finally {
+            if (old == null) {
+                System.clearProperty("hotpate.progress");
+            } else {
+                System.setProperty("hotpate.progress", old);
+            }
+        }
     }
 
     @Test
