@@ -262,8 +262,8 @@ final class RunFollower {
     }
 
     /**
-     * Whether the line shows the run's speed, ETA and late votes: not where they follow the
-     * private records (RunReport#timingIsPublic, issue 39 item 4).
+     * Whether the line shows the run's speed, ETA and late votes: not where they follow the private
+     * records (RunReport#timingIsPublic, issue 39 item 4).
      */
     private boolean showsTiming() {
         return RunReport.timingIsPublic(cfg);

@@ -81,7 +81,9 @@ class RunFollowerTest {
         JobConfig records = JobSpec.parse("ensemble: {source: records}\nteacher: {order: 4}", "x");
         RunOutcome late =
                 new RunOutcome(
-                        records.generation().sequences(), records.generation().concurrency(), false);
+                        records.generation().sequences(),
+                        records.generation().concurrency(),
+                        false);
         late.add(Rejected.of("d", Rejected.LATE_VOTE, "x", "r", 1));
         assertThat(
                         new RunFollower(
