@@ -546,6 +546,124 @@ class LocalClusterITCase {
     }
 
     /**
+     * Issue 39 item 3: the same kill -9 of the driver on the Kafka-ledger path. The claim on the
+     * ledger topic names the job before it is submitted, so once the driver (and its heartbeats) is
+     * gone a second run is still refused while the orphaned job runs — the claim does not lapse
+     * while the job it names answers RUNNING — and the job's own entries on the topic cover every
+     * release it made visible.
+     */
+    @Test
+    @Order(8)
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void aJobWhoseDriverIsKilledOnTheKafkaLedgerKeepsItsClaimAndItsSpendingIsOnTheTopic()
+            throws Exception {
+        String name = "orphank";
+        String dataset = "orphan-k";
+        String ledgerTopic = topic(name, "budget-ledger");
+        Path spec = orphanSpec(name, dataset, null);
+        Files.writeString(
+                spec,
+                Files.readString(spec)
+                        .replace("ledger: local, ledger-dir: \"null\"", "ledger: kafka")
+                        .replace(
+                                "rejected: " + topic(name, "rejected") + "}",
+                                "rejected: "
+                                        + topic(name, "rejected")
+                                        + ", budget-ledger: "
+                                        + ledgerTopic
+                                        + "}"));
+        assertThat(Files.readString(spec)).contains("ledger: kafka").contains(ledgerTopic);
+        Path out = work.resolve("out-" + name);
+        Process driver =
+                new ProcessBuilder(
+                                java(),
+                                "-Xmx768m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                Main.class.getName(),
+                                "run",
+                                spec.toString(),
+                                "--cluster",
+                                dir.toString(),
+                                "--out",
+                                out.toString(),
+                                "--quiet")
+                        .redirectOutput(work.resolve(name + "-driver.out").toFile())
+                        .redirectError(work.resolve(name + "-driver.err").toFile())
+                        .start();
+        String job;
+        try {
+            job = awaitRunningJob(name, 1);
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (topicEntries(ledgerTopic, dataset).stream().noneMatch(r -> r.releases() > 0)
+                    && System.currentTimeMillis() < deadline) {
+                sleep(500);
+            }
+            assertThat(topicEntries(ledgerTopic, dataset))
+                    .as("the job's entry with releases on the ledger topic")
+                    .anyMatch(r -> r.releases() > 0);
+        } finally {
+            driver.destroyForcibly(); // kill -9: no savepoint, no cancel, no release of the claim
+            driver.waitFor(30, TimeUnit.SECONDS);
+        }
+        // past the lease's 60 s of broker time (DatasetHolds.LEASE_TIMEOUT): the heartbeats
+        // stopped with the driver
+        sleep(65_000);
+        assertThat(rest("/jobs/" + job).path("state").asText())
+                .as("the job outlives its driver")
+                .isEqualTo("RUNNING");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int second =
+                Main.execute(
+                        new String[] {
+                            "run",
+                            spec.toString(),
+                            "--cluster",
+                            dir.toString(),
+                            "--out",
+                            out.toString(),
+                            "--quiet"
+                        },
+                        new PrintStream(new ByteArrayOutputStream()),
+                        new PrintStream(err, true));
+        assertThat(second).as("a second run while the orphan runs; stderr:\n" + err).isEqualTo(2);
+        assertThat(err.toString()).contains("is in use by run " + name + "-");
+
+        HTTP.send(
+                java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create(info.rest() + "/jobs/" + job + "?mode=cancel"))
+                        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding());
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (!rest("/jobs/" + job).path("state").asText().equals("CANCELED")
+                && System.currentTimeMillis() < deadline) {
+            sleep(500);
+        }
+        List<org.hotpate.model.BudgetRecord> entries = topicEntries(ledgerTopic, dataset);
+        assertThat(entries).hasSize(1);
+        org.hotpate.model.BudgetRecord orphan = entries.get(0);
+        long committed = committedReleases(topic(name, "results"), orphan.runId());
+        assertThat(committed).as("the orphan's releases on the results topic").isPositive();
+        assertThat(orphan.releases())
+                .as("the job's own entry covers every release it made visible")
+                .isGreaterThanOrEqualTo(committed);
+    }
+
+    private static List<org.hotpate.model.BudgetRecord> topicEntries(String topic, String dataset) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", info.bootstrap());
+        try {
+            return org.hotpate.io.BudgetLedgerIo.readTopic(p, topic, Duration.ofSeconds(30))
+                    .stream()
+                    .filter(r -> r.dataset().equals(dataset))
+                    .toList();
+        } catch (RuntimeException e) { // the topic is created by the run
+            return List.of();
+        }
+    }
+
+    /**
      * A spec whose run lasts minutes (σ 100: many releases per ε), on its own local ledger (named:
      * a spec with an external Kafka keeps that Kafka's ledger with or without --cluster). Its
      * sink's transaction timeout (600 s) outlasts the later run's output timeout (300 s): the

@@ -24,13 +24,18 @@ public final class DatasetHolds {
     /** A lease's heartbeat period and the silence after which an embedded run's claim lapses. */
     static final java.time.Duration LEASE_HEARTBEAT = java.time.Duration.ofSeconds(5);
 
-    static final java.time.Duration LEASE_TIMEOUT = java.time.Duration.ofSeconds(30);
+    /**
+     * 60 s: long enough that the margin (half of it) outlasts a broker's restart — a run must not
+     * stop because its own broker restarted (LocalClusterITCase.restartingTheBroker…; with 30 s and
+     * a 15 s margin the run was cancelled there).
+     */
+    static final java.time.Duration LEASE_TIMEOUT = java.time.Duration.ofSeconds(60);
 
     /**
      * How long after the start of its last acknowledged renewal a lease's holder may still release
-     * ({@link LeaseFence}): three heartbeats, half the timeout.
+     * ({@link LeaseFence}): six heartbeats, half the timeout.
      */
-    static final java.time.Duration LEASE_MARGIN = LEASE_HEARTBEAT.multipliedBy(3);
+    static final java.time.Duration LEASE_MARGIN = LEASE_HEARTBEAT.multipliedBy(6);
 
     /**
      * A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. Its epoch

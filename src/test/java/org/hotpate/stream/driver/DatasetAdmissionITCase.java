@@ -244,7 +244,7 @@ class DatasetAdmissionITCase {
         JobConfig cfg = spec(driver);
         DatasetLedger.open(cfg, client).close(); // the ledger topic, as a first deployment made it
         try (LedgerMarkersIo m = new LedgerMarkersIo(client, TOPIC, cfg.datasetId())) {
-            // the claim's time is the broker's (LogAppendTime): it lapses 30 s from now
+            // the claim's time is the broker's (LogAppendTime): it lapses LEASE_TIMEOUT from now
             m.append(
                     LedgerMarker.lease(
                             cfg.datasetId(),
