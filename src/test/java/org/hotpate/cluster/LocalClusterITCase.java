@@ -210,22 +210,7 @@ class LocalClusterITCase {
         Path out = work.resolve("out-savepoint");
         Path driverLog = work.resolve("savepoint-driver.err");
         Process driver =
-                new ProcessBuilder(
-                                java(),
-                                "-Xmx768m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                Main.class.getName(),
-                                "run",
-                                spec.toString(),
-                                "--cluster",
-                                dir.toString(),
-                                "--out",
-                                out.toString(),
-                                "--quiet")
-                        .redirectOutput(work.resolve("savepoint-driver.out").toFile())
-                        .redirectError(driverLog.toFile())
-                        .start();
+                startDriver(spec, out, work.resolve("savepoint-driver.out"), driverLog.toFile());
         try {
             awaitRunningJob("savepoint", 2);
             awaitCommittedRecords(topic("savepoint", "records"), 2, Duration.ofMinutes(2));
@@ -448,22 +433,7 @@ class LocalClusterITCase {
         Path out = work.resolve("out-" + name);
         Path driverErr = work.resolve(name + "-driver.err");
         Process driver =
-                new ProcessBuilder(
-                                java(),
-                                "-Xmx768m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                Main.class.getName(),
-                                "run",
-                                spec.toString(),
-                                "--cluster",
-                                dir.toString(),
-                                "--out",
-                                out.toString(),
-                                "--quiet")
-                        .redirectOutput(work.resolve(name + "-driver.out").toFile())
-                        .redirectError(driverErr.toFile())
-                        .start();
+                startDriver(spec, out, work.resolve(name + "-driver.out"), driverErr.toFile());
         String job;
         try {
             job = awaitRunningJob(name, 1);
@@ -495,17 +465,7 @@ class LocalClusterITCase {
         String shown = ledgerShow(dataset, ledger);
         assertThat(shown).contains("orphaned").contains(job);
 
-        HTTP.send(
-                java.net.http.HttpRequest.newBuilder(
-                                java.net.URI.create(info.rest() + "/jobs/" + job + "?mode=cancel"))
-                        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.noBody())
-                        .build(),
-                java.net.http.HttpResponse.BodyHandlers.discarding());
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (!rest("/jobs/" + job).path("state").asText().equals("CANCELED")
-                && System.currentTimeMillis() < deadline) {
-            sleep(500);
-        }
+        cancelAndAwait(job);
         List<org.hotpate.model.BudgetRecord> entries =
                 org.hotpate.io.BudgetLedgerIo.readLocal(ledger, dataset);
         assertThat(entries).hasSize(1);
@@ -575,22 +535,11 @@ class LocalClusterITCase {
         assertThat(Files.readString(spec)).contains("ledger: kafka").contains(ledgerTopic);
         Path out = work.resolve("out-" + name);
         Process driver =
-                new ProcessBuilder(
-                                java(),
-                                "-Xmx768m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                Main.class.getName(),
-                                "run",
-                                spec.toString(),
-                                "--cluster",
-                                dir.toString(),
-                                "--out",
-                                out.toString(),
-                                "--quiet")
-                        .redirectOutput(work.resolve(name + "-driver.out").toFile())
-                        .redirectError(work.resolve(name + "-driver.err").toFile())
-                        .start();
+                startDriver(
+                        spec,
+                        out,
+                        work.resolve(name + "-driver.out"),
+                        work.resolve(name + "-driver.err").toFile());
         String job;
         try {
             job = awaitRunningJob(name, 1);
@@ -629,6 +578,19 @@ class LocalClusterITCase {
         assertThat(second).as("a second run while the orphan runs; stderr:\n" + err).isEqualTo(2);
         assertThat(err.toString()).contains("is in use by run " + name + "-");
 
+        cancelAndAwait(job);
+        List<org.hotpate.model.BudgetRecord> entries = topicEntries(ledgerTopic, dataset);
+        assertThat(entries).hasSize(1);
+        org.hotpate.model.BudgetRecord orphan = entries.get(0);
+        long committed = committedReleases(topic(name, "results"), orphan.runId());
+        assertThat(committed).as("the orphan's releases on the results topic").isPositive();
+        assertThat(orphan.releases())
+                .as("the job's own entry covers every release it made visible")
+                .isGreaterThanOrEqualTo(committed);
+    }
+
+    /** Cancels the job through the REST API and waits (up to a minute) until it is CANCELED. */
+    private static void cancelAndAwait(String job) throws Exception {
         HTTP.send(
                 java.net.http.HttpRequest.newBuilder(
                                 java.net.URI.create(info.rest() + "/jobs/" + job + "?mode=cancel"))
@@ -640,14 +602,27 @@ class LocalClusterITCase {
                 && System.currentTimeMillis() < deadline) {
             sleep(500);
         }
-        List<org.hotpate.model.BudgetRecord> entries = topicEntries(ledgerTopic, dataset);
-        assertThat(entries).hasSize(1);
-        org.hotpate.model.BudgetRecord orphan = entries.get(0);
-        long committed = committedReleases(topic(name, "results"), orphan.runId());
-        assertThat(committed).as("the orphan's releases on the results topic").isPositive();
-        assertThat(orphan.releases())
-                .as("the job's own entry covers every release it made visible")
-                .isGreaterThanOrEqualTo(committed);
+    }
+
+    /** `./hotpate run SPEC --cluster DIR --out OUT --quiet` as a separate driver process. */
+    private static Process startDriver(Path spec, Path out, Path stdout, java.io.File stderr)
+            throws IOException {
+        return new ProcessBuilder(
+                        java(),
+                        "-Xmx768m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "run",
+                        spec.toString(),
+                        "--cluster",
+                        dir.toString(),
+                        "--out",
+                        out.toString(),
+                        "--quiet")
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr)
+                .start();
     }
 
     private static List<org.hotpate.model.BudgetRecord> topicEntries(String topic, String dataset) {
