@@ -12,7 +12,11 @@ the same history always gives the same bytes. docs/records.md §"Corpora at 10^4
 how the corpora measured in docs/performance.md were rebuilt.
 
 usage: data/commit-subjects.py REPO [REPO ...] [--out FILE.jsonl[.gz]] [--max-per-user N]
-       [--min-chars 3] [--public]   (--public: write {"subject"} only, no user field)
+       [--min-chars 3] [--users N] [--public]   (--public: write {"subject"} only, no user field)
+
+--users N keeps the N users that come first in user-id order: the id is a hash, so that is a
+uniform subsample, and the samples for N1 < N2 are nested (the utility-against-n runs of
+docs/performance.md use 2,000 and 5,000 of each corpus).
 
 --per-repo (the demo model's public corpus, data/commits/README.md): REPO=NAME arguments; per
 repository, each author's oldest --max-per-author subjects, authors with at least
@@ -91,6 +95,8 @@ def main():
                     help="keep each user's first N subjects in history order (default 1000, "
                          "the records.max-per-user default)")
     ap.add_argument("--min-chars", type=int, default=3, help="drop shorter subjects (default 3)")
+    ap.add_argument("--users", type=int, default=0,
+                    help="keep N users (the first in hash order: a uniform, nested subsample; default all)")
     ap.add_argument("--public", action="store_true",
                     help="public side: subjects only, no user field")
     ap.add_argument("--per-repo", action="store_true", help="the demo model's public corpus layout (see above)")
@@ -112,15 +118,22 @@ def main():
     opener = (lambda p: gzip.open(p, "wt", encoding="utf-8")) if a.out.endswith(".gz") else \
         (lambda p: open(p, "w", encoding="utf-8"))
     out = sys.stdout if a.out == "-" else opener(a.out)
+    if a.users < 0:
+        sys.exit("commit-subjects.py: --users must be >= 0 (0 keeps every user)")
+    users = sorted(by_user)
+    if a.users:
+        if a.users > len(users):
+            sys.exit("commit-subjects.py: --users %d but the history has %d users" % (a.users, len(users)))
+        users = users[:a.users]
     records = 0
-    for user in sorted(by_user):
+    for user in users:
         for subject in by_user[user][:a.max_per_user]:
             row = {"subject": subject} if a.public else {"user": user, "subject": subject}
             out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
             records += 1
     if out is not sys.stdout:
         out.close()
-    print(f"commit-subjects: {len(by_user)} users, {records} records", file=sys.stderr)
+    print(f"commit-subjects: {len(users)} users, {records} records", file=sys.stderr)
 
 
 if __name__ == "__main__":
