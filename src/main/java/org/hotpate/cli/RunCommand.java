@@ -173,10 +173,14 @@ public final class RunCommand implements Command {
             if (!done && run.stalled()) {
                 err.println(
                         "hotpate run: stalled: nothing new from the run for "
+                                + cfg.stallWindowMs() / 1000
+                                + " s (output.stall-checkpoints "
                                 + cfg.output().stallCheckpoints()
-                                + " checkpoint intervals of "
+                                + " x flink.checkpoint-interval-ms "
                                 + cfg.flink().checkpointIntervalMs()
-                                + " ms (output.stall-checkpoints)");
+                                + (cfg.inJobNgramTeachers()
+                                        ? ", at least generation.watchdog-ms for n-gram teachers)"
+                                        : ")"));
             } else if (!done) {
                 err.println(
                         "hotpate run: timed out after "

@@ -236,6 +236,20 @@ public final class JobConfig implements Serializable {
                                 + 5 * flink().checkpointIntervalMs());
     }
 
+    /**
+     * The stall detector's window after the first result: {@code output.stall-checkpoints} ×
+     * checkpoint interval, and for records runs' n-gram teachers at least {@link #watchdogMs()}.
+     * Those teachers answer the steps in flight in one round, and nothing they answer becomes
+     * visible before the round ends and a checkpoint commits it: at 10⁴ users a round of 24 steps
+     * took over 120 s on 2 shared cores (an 11,583-user run, thread dump in docs/performance.md),
+     * and the reducers wait for busy teachers as long as the watchdog, so a shorter detector would
+     * end a run that is working.
+     */
+    public long stallWindowMs() {
+        long window = (long) output().stallCheckpoints() * flink().checkpointIntervalMs();
+        return inJobNgramTeachers() ? Math.max(window, watchdogMs()) : window;
+    }
+
     /** The run's sequence policy: the ⊥ policy, attempts, length, re-issues, concurrency. */
     public SequenceProgress.Policy sequencePolicy() {
         JobSections.Generation g = generation();

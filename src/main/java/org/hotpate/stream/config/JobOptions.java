@@ -493,7 +493,7 @@ public final class JobOptions {
                             Option.integer(
                                     "output.stall-checkpoints",
                                     240,
-                                    "Stall detector: give up (exit 1, naming the sequences without a record) when the run has released nothing new — no result, record or ledger entry — for this many checkpoint intervals (flink.checkpoint-interval-ms) since its last progress, counted from its first result; before the first result (teachers still being built) ten times as long.")));
+                                    "Stall detector: give up (exit 1, naming the sequences without a record) when the run has released nothing new — no result, record or ledger entry — for this many checkpoint intervals (flink.checkpoint-interval-ms) since its last progress, counted from its first result (for records runs' ngram teachers at least generation.watchdog-ms: they answer the steps in flight in rounds that take minutes at 10^4 users); before the first result (teachers still being built) ten times this many intervals.")));
 
     /** Every option, in documentation order. */
     public static final List<Option<?>> ALL =

@@ -158,16 +158,30 @@ final class RunFollower {
      * being built), ten times as long since the driver began to follow it.
      */
     private boolean stalledSince(long followSince) {
-        long window = (long) cfg.output().stallCheckpoints() * cfg.flink().checkpointIntervalMs();
+        long configured =
+                (long) cfg.output().stallCheckpoints() * cfg.flink().checkpointIntervalMs();
         return stalled(
-                followSince, firstResultMs, lastProgressMs, System.currentTimeMillis(), window);
+                followSince,
+                firstResultMs,
+                lastProgressMs,
+                System.currentTimeMillis(),
+                cfg.stallWindowMs(),
+                10 * configured);
     }
 
-    /** The stall rule (times in ms; {@code firstResultMs} 0: no result yet). */
+    /**
+     * The stall rule (times in ms; {@code firstResultMs} 0: no result yet): {@code windowMs} since
+     * the last progress, or {@code buildWindowMs} since following began while no result came yet.
+     */
     static boolean stalled(
-            long followSince, long firstResultMs, long lastProgressMs, long now, long windowMs) {
+            long followSince,
+            long firstResultMs,
+            long lastProgressMs,
+            long now,
+            long windowMs,
+            long buildWindowMs) {
         return firstResultMs == 0
-                ? now - followSince > 10 * windowMs
+                ? now - followSince > buildWindowMs
                 : now - Math.max(lastProgressMs, firstResultMs) > windowMs;
     }
 

@@ -451,6 +451,17 @@ class JobSpecTest {
                 .isEqualTo(
                         10 * r.generation().stepDeadlineMs()
                                 + 5 * r.flink().checkpointIntervalMs());
+        // the stall detector waits at least that long for them (a round of the steps in flight
+        // at 10^4 users outlasted the plain 240 x 500 ms); elsewhere the configured window
+        assertThat(c.stallWindowMs()).isEqualTo(240 * c.flink().checkpointIntervalMs());
+        assertThat(r.stallWindowMs()).isEqualTo(r.watchdogMs());
+        assertThat(
+                        JobSpec.parse(
+                                        "ensemble: {source: records}\n"
+                                                + "output: {stall-checkpoints: 4000}",
+                                        "x")
+                                .stallWindowMs())
+                .isEqualTo(4000 * r.flink().checkpointIntervalMs());
         assertThat(c.kafka().topics().name(Topic.BUDGET_LEDGER)).isEqualTo("hotpate.budget-ledger");
         JobConfig e =
                 JobSpec.parse(

@@ -119,12 +119,12 @@ class RunFollowerTest {
     void stallRule_countsFromTheLastProgressAndWaitsTenTimesAsLongForTheFirstResult() {
         long w = 120_000; // 240 checkpoints of 500 ms
         // no result yet: teachers may still be building
-        assertThat(RunFollower.stalled(0, 0, 0, 10 * w, w)).isFalse();
-        assertThat(RunFollower.stalled(0, 0, 0, 10 * w + 1, w)).isTrue();
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w, w, 10 * w)).isFalse();
+        assertThat(RunFollower.stalled(0, 0, 0, 10 * w + 1, w, 10 * w)).isTrue();
         // after the first result: from the last new output
-        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_000 + w, w)).isFalse();
-        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_001 + w, w)).isTrue();
-        assertThat(RunFollower.stalled(0, 60_000, 0, 60_001 + w, w)).isTrue();
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_000 + w, w, 10 * w)).isFalse();
+        assertThat(RunFollower.stalled(0, 1_000, 50_000, 50_001 + w, w, 10 * w)).isTrue();
+        assertThat(RunFollower.stalled(0, 60_000, 0, 60_001 + w, w, 10 * w)).isTrue();
     }
 
     @Test
