@@ -6,8 +6,11 @@
 A step is what the worker does for one step of one sequence: every teacher's next-token
 distribution and its coordinated vote. The first step of a sequence prefills every teacher's
 prompt (--prompt-tokens of random ids); later steps feed one token to the cached batch. Prints one
-JSON line: prefill s, decode teacher-steps/s (distributions/s) and, with --hf and `transformers`
-installed, eager Hugging Face LlamaForCausalLM on the same shapes and weights in the same run.
+JSON line: prefill s, decode teacher-steps/s (distributions/s), efficiency (teacher-steps/s x 2 x
+parameters over the GEMM rate measured in the same run; cpu_efficiency: the same per CPU-second of
+the process, decode and GEMM alike: on a shared machine, with --threads 1 and
+OPENBLAS_NUM_THREADS=1, the load moves it far less) and, with --hf and `transformers` installed,
+eager Hugging Face LlamaForCausalLM on the same shapes and weights in the same run.
 --shape 8b builds Llama-3-8B's shape (32 layers, d 4096, GQA 32/8, SwiGLU 14336, |V| 128256) with
 random weights (speed only).
 """
@@ -37,21 +40,21 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def gemm_flops(device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=7):
+def gemm_flops(device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=7, clock=time.perf_counter):
     """FLOP/s of one [m, k] x [k, n] matmul on this device, dtype and thread count: the median of
     `reps` timings (on a shared machine the load moves this and the decode alike; the best of a few
-    would flatter the product)."""
+    would flatter the product). clock=time.process_time: per CPU-second of this process."""
     a = torch.randn(m, k, device=device).to(dtype)
     b = torch.randn(k, n, device=device).to(dtype)
     a @ b
     times = []
     for _ in range(reps):
         sync(device)
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(2):
             a @ b
         sync(device)
-        times.append((time.perf_counter() - t0) / 2)
+        times.append((clock() - t0) / 2)
     return 2.0 * m * n * k / sorted(times)[len(times) // 2]
 
 
@@ -110,13 +113,14 @@ def main(argv=None):
         else:
             ts._answers = wrap
     gemm_before = gemm_flops(a.device, dtype)
-    t0 = time.time()
+    cpu_gemm_before = gemm_flops(a.device, dtype, clock=time.process_time) if a.device == "cpu" else None
+    t0, c0 = time.time(), time.process_time()
     for s in range(a.steps):
         for h in history:
             h.append(int(rnd.integers(0, c.vocab_size)))
         ts.answer_many(steps(s + 1))
     sync(a.device)
-    decode = time.time() - t0
+    decode, decode_cpu = time.time() - t0, time.process_time() - c0
     out = {"teachers": a.teachers, "rows": rows, "sequences": a.sequences,
            "params": sum(p.numel() for p in model.parameters()),
            "vocab": c.vocab_size, "device": a.device, "dtype": a.dtype, "threads": torch.get_num_threads(),
@@ -129,6 +133,9 @@ def main(argv=None):
     gemm = (gemm_flops(a.device, dtype) + gemm_before) / 2  # measured just before and after the decode
     out["gemm_gflops"] = round(gemm / 1e9, 2)
     out["efficiency"] = round(out["teacher_steps_per_s"] * 2 * out["params"] / gemm, 3)
+    if cpu_gemm_before:  # the same ratio per CPU-second: what a shared machine's load moves least
+        cpu_gemm = (gemm_flops(a.device, dtype, clock=time.process_time) + cpu_gemm_before) / 2
+        out["cpu_efficiency"] = round(a.teachers * a.sequences * a.steps / decode_cpu * 2 * out["params"] / cpu_gemm, 3)
     print(json.dumps(out))
 
 

@@ -13,8 +13,10 @@ same for every teacher). So:
 * `forward` feeds each sequence's new tokens to all teachers: the projections and the MLP run as
   one matrix product over every (sequence, teacher, token) row, the attention per sequence over
   [head keys | history keys], with grouped-query attention done by viewing the queries as
-  KV-head groups (Hugging Face's repeat_interleave order) rather than repeating K and V; the
-  logits are computed for the last new token of each row only.
+  KV-head groups (Hugging Face's repeat_interleave order) rather than repeating K and V — on the
+  CPU, for a step's few new tokens, as broadcast products over every teacher at once rather than
+  torch 1.13's one BLAS call per matrix (`BROADCAST`); the logits are computed for the last new
+  token of each row only.
 """
 import math
 from typing import List, Optional, Sequence as Seq, Tuple
@@ -132,6 +134,15 @@ class Sequence:
         return 2 * self.layers * n * kv * self.capacity * d * torch.tensor([], dtype=self.dtype).element_size()
 
 
+# torch 1.13's CPU bmm without MKL (Debian's BLAS_INFO=generic) makes one BLAS call per matrix:
+# for a decode step's [1 x D] x [D x S] products of hundreds of teachers that is thousands of
+# calls a step, each costing more than its arithmetic. With few query rows per KV head the scores
+# and the weighted values are computed instead as one broadcast multiply and sum over every
+# teacher at once (the same products, summed in another order: float32 rounding only).
+BROADCAST = True
+_FEW = 4
+
+
 def _attend(q, hk, hv, hbias, sk, sv, t, scale):
     """q [R, t, H, D] → [R, t, H*D]: attention over the head keys hk [R, KV, W, D] (additive mask
     hbias [R, W]) and the history keys sk [R, KV, S, D] whose last t are the new tokens (causal)."""
@@ -140,15 +151,24 @@ def _attend(q, hk, hv, hbias, sk, sv, t, scale):
     rep = h // kv
     # [R, t, KV, rep, D] → [R, KV, rep*t, D]: query head h is group h // rep, as repeat_interleave
     qg = q.reshape(r, t, kv, rep, d).permute(0, 2, 3, 1, 4).reshape(r, kv, rep * t, d) * scale
-    a_head = qg @ hk.transpose(-1, -2) + hbias[:, None, None, :]
-    a_seq = qg @ sk.transpose(-1, -2)
+    few = BROADCAST and q.device.type == "cpu" and rep * t <= _FEW
+    if few:  # see BROADCAST
+        qb = qg[:, :, :, None, :]
+        a_head = (qb * hk[:, :, None]).sum(-1) + hbias[:, None, None, :]
+        a_seq = (qb * sk[:, :, None]).sum(-1)
+    else:
+        a_head = qg @ hk.transpose(-1, -2) + hbias[:, None, None, :]
+        a_seq = qg @ sk.transpose(-1, -2)
     if t > 1:  # new token i sees history keys up to S - t + i
         s = sk.shape[2]
         causal = torch.ones(t, s, dtype=torch.bool, device=q.device).tril(s - t)
         a_seq = a_seq.masked_fill(~causal.repeat(rep, 1), float("-inf"))
     w = hk.shape[2]
     p = F.softmax(torch.cat([a_head, a_seq], -1).float(), -1).to(q.dtype)
-    out = p[..., :w] @ hv + p[..., w:] @ sv  # [R, KV, rep*t, D]
+    if few:
+        out = (p[..., :w, None] * hv[:, :, None]).sum(-2) + (p[..., w:, None] * sv[:, :, None]).sum(-2)
+    else:
+        out = p[..., :w] @ hv + p[..., w:] @ sv  # [R, KV, rep*t, D]
     return out.reshape(r, kv, rep, t, d).permute(0, 3, 1, 2, 4).reshape(r, t, h * d)
 
 

@@ -339,12 +339,19 @@ public final class AvroWire {
                                 Double.isNaN(e.datasetEpsilonAfter())
                                         ? null
                                         : e.datasetEpsilonAfter())
+                        .setReleasedVotes(e.releasedVotes())
                         .build();
         return bytes(() -> org.hotpate.io.avro.LedgerEvent.getEncoder().encode(a));
     }
 
+    /** Decodes current entries and v1 entries (without releasedVotes: read as -1). */
+    private static final BinaryMessageDecoder<org.hotpate.io.avro.LedgerEvent> LEDGER_DECODER =
+            decoderWithLegacy(
+                    org.hotpate.io.avro.LedgerEvent.getClassSchema(),
+                    "/schemas/legacy/ledger_event-v1.avsc");
+
     public static LedgerEntry decodeLedger(byte[] b) throws UndecodableException {
-        var a = decode(() -> org.hotpate.io.avro.LedgerEvent.getDecoder().decode(b), "LedgerEvent");
+        var a = decode(() -> LEDGER_DECODER.decode(b), "LedgerEvent");
         LedgerKind kind;
         try {
             kind = LedgerKind.valueOf(a.getKind());
@@ -365,7 +372,8 @@ public final class AvroWire {
                 a.getTeacherId() == null ? -1 : a.getTeacherId(),
                 a.getAtMs(),
                 a.getVotesCast(),
-                a.getDatasetEpsilonAfter() == null ? Double.NaN : a.getDatasetEpsilonAfter());
+                a.getDatasetEpsilonAfter() == null ? Double.NaN : a.getDatasetEpsilonAfter(),
+                a.getReleasedVotes());
     }
 
     // ---- teacher feedback (scheme-a) ----

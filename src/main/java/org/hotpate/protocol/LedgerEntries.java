@@ -14,8 +14,8 @@ public final class LedgerEntries {
 
     /**
      * CHARGE or REFUSED (accountant): the release's public event ({@code ""} when refused before a
-     * charge), the run's ε at δ after it, the run's releases, the teachers that answered and the
-     * dataset's ε over all runs.
+     * charge), the run's ε at δ after it, the run's releases, the teachers that answered, those
+     * that voted for the released token (-1 for ⊥) and the dataset's ε over all runs.
      */
     public static LedgerEntry release(
             StepRef step,
@@ -26,6 +26,7 @@ public final class LedgerEntries {
             double delta,
             long releases,
             int votesCast,
+            int releasedVotes,
             double datasetEpsilon,
             long atMs) {
         return new LedgerEntry(
@@ -42,7 +43,8 @@ public final class LedgerEntries {
                 -1,
                 atMs,
                 votesCast,
-                datasetEpsilon);
+                datasetEpsilon,
+                charged ? releasedVotes : -1);
     }
 
     /** ABANDONED (reducer): the step closed with {@code answered} teachers, below the quorum. */
@@ -61,7 +63,8 @@ public final class LedgerEntries {
                 -1,
                 atMs,
                 answered,
-                Double.NaN);
+                Double.NaN,
+                -1);
     }
 
     /**
@@ -91,7 +94,8 @@ public final class LedgerEntries {
                 teacherId,
                 atMs,
                 -1,
-                Double.NaN);
+                Double.NaN,
+                -1);
     }
 
     /**
@@ -114,6 +118,7 @@ public final class LedgerEntries {
                 -1,
                 atMs,
                 involved,
-                Double.NaN);
+                Double.NaN,
+                -1);
     }
 }

@@ -29,11 +29,18 @@ public record StepRelease(
 
     /**
      * The release on its way to the run's accountant: step {@code id} closed with {@code votesCast}
-     * answering teachers of {@code teachers}; {@code event} is this release's event in its wire
-     * form (the reducer→accountant hop is a network shuffle).
+     * answering teachers of {@code teachers}, {@code releasedVotes} of them for the released token
+     * (-1 for ⊥); {@code event} is this release's event in its wire form (the reducer→accountant
+     * hop is a network shuffle).
      */
     public ReleaseCandidate candidate(
-            StepId id, String mechanism, String event, int votesCast, int teachers, long atMs) {
+            StepId id,
+            String mechanism,
+            String event,
+            int votesCast,
+            int releasedVotes,
+            int teachers,
+            long atMs) {
         return new ReleaseCandidate(
                 id.runId(),
                 id.sequenceId(),
@@ -45,6 +52,7 @@ public record StepRelease(
                 noisyCount,
                 chargedTeachers,
                 votesCast,
+                token < 0 ? -1 : releasedVotes,
                 teachers,
                 atMs,
                 involvedTeachers);

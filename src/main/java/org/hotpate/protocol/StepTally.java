@@ -116,6 +116,19 @@ public final class StepTally {
         return answered() >= minTeachers;
     }
 
+    /**
+     * The counted votes for {@code token}: c_token of {@link #histogram()}, without building it.
+     */
+    public int votesFor(int token) {
+        int c = 0;
+        for (Vote v : counted) {
+            if (v.token() == token) {
+                c++;
+            }
+        }
+        return c;
+    }
+
     /** The canonical vote histogram of the counted votes (sorted tokens and voters). */
     public VoteHistogram histogram() {
         VoteHistogram.Builder b = VoteHistogram.builder(teachers);

@@ -164,7 +164,8 @@ class AvroWireTest {
                         -1,
                         5,
                         -1,
-                        Double.NaN);
+                        Double.NaN,
+                        3);
         assertThat(AvroWire.decodeLedger(AvroWire.encode(e)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
@@ -184,7 +185,8 @@ class AvroWireTest {
                         -1,
                         5,
                         17,
-                        1.25);
+                        1.25,
+                        -1);
         assertThat(AvroWire.decodeLedger(AvroWire.encode(full)))
                 .usingRecursiveComparison()
                 .withEqualsForType(Double::equals, Double.class)
@@ -254,6 +256,44 @@ class AvroWireTest {
         assertThat(r.token()).isEqualTo(5);
         assertThat(r.teachers()).isEqualTo(10);
         assertThat(r.epsilonSpent()).isEqualTo(0.5);
+    }
+
+    /**
+     * Ledger entries written before releasedVotes (v1) still decode, with -1 ("not applicable").
+     * Fails when decodeLedger reads only the current schema's fingerprint.
+     */
+    @Test
+    void v1LedgerEntriesStillDecode() throws Exception {
+        Schema v1;
+        try (var in = getClass().getResourceAsStream("/schemas/legacy/ledger_event-v1.avsc")) {
+            v1 = new Schema.Parser().parse(in);
+        }
+        org.apache.avro.generic.GenericRecord old =
+                new org.apache.avro.generic.GenericData.Record(v1);
+        old.put("runId", "r");
+        old.put("kind", "CHARGE");
+        old.put("sequenceId", 1L);
+        old.put("step", 2);
+        old.put("attempt", 0);
+        old.put("mechanism", "gnmax");
+        old.put("privacyEvent", "{}");
+        old.put("epsilonAfter", 0.3);
+        old.put("delta", 1e-6);
+        old.put("releases", 4L);
+        old.put("teacherId", null);
+        old.put("atMs", 5L);
+        old.put("votesCast", 9);
+        old.put("datasetEpsilonAfter", null);
+        java.nio.ByteBuffer bytes =
+                new org.apache.avro.message.BinaryMessageEncoder<
+                                org.apache.avro.generic.GenericRecord>(
+                                org.apache.avro.generic.GenericData.get(), v1)
+                        .encode(old);
+        byte[] raw = new byte[bytes.remaining()];
+        bytes.get(raw);
+        LedgerEntry e = AvroWire.decodeLedger(raw);
+        assertThat(e.votesCast()).isEqualTo(9);
+        assertThat(e.releasedVotes()).isEqualTo(-1);
     }
 
     @Test

@@ -115,7 +115,8 @@ class SchemaVectorsTest {
                                 -1,
                                 1763880000500L,
                                 1998,
-                                0.73)));
+                                0.73,
+                                1406)));
         v.put(
                 "rejected_record",
                 AvroWire.encode(

@@ -12,16 +12,18 @@ class LedgerEntriesTest {
 
     @Test
     void aReleaseEntryNamesNoTeacherAndCarriesTheRunsAndTheDatasetsEpsilon() {
-        LedgerEntry c = LedgerEntries.release(STEP, true, "gnmax", "{}", 0.5, 1e-6, 7, 12, 0.9, 5);
+        LedgerEntry c =
+                LedgerEntries.release(STEP, true, "gnmax", "{}", 0.5, 1e-6, 7, 12, 9, 0.9, 5);
         assertThat(c.kind()).isEqualTo(LedgerKind.CHARGE);
         assertThat(c.teacherId()).isEqualTo(-1);
         assertThat(c.votesCast()).isEqualTo(12);
+        assertThat(c.releasedVotes()).isEqualTo(9);
         assertThat(c.datasetEpsilonAfter()).isEqualTo(0.9);
         assertThat(StepId.of(c)).isEqualTo(STEP);
-        assertThat(
-                        LedgerEntries.release(STEP, false, "gnmax", "{}", 0.5, 1e-6, 7, 12, 0.9, 5)
-                                .kind())
-                .isEqualTo(LedgerKind.REFUSED);
+        LedgerEntry refused =
+                LedgerEntries.release(STEP, false, "gnmax", "{}", 0.5, 1e-6, 7, 12, 9, 0.9, 5);
+        assertThat(refused.kind()).isEqualTo(LedgerKind.REFUSED);
+        assertThat(refused.releasedVotes()).as("nothing released").isEqualTo(-1);
     }
 
     @Test

@@ -152,6 +152,9 @@ record RunReport(
             if (e.votesCast() >= 0) {
                 o.put("votesCast", e.votesCast());
             }
+            if (e.releasedVotes() >= 0) {
+                o.put("releasedVotes", e.releasedVotes());
+            }
         }
         putNumber(o, "datasetEpsilon", e.datasetEpsilonAfter());
         o.put("atMs", e.atMs());
@@ -286,9 +289,10 @@ record RunReport(
 
     /**
      * The operator-only summary ({@code operator.json}): data-dependent and liveness figures that
-     * must not be published — votes cast, steps abandoned below the quorum, retired teachers,
-     * rejected input and its reasons, distributions received — and the run's wall time and tokens/s
-     * (public too for a simulated run, operator-only for a records run).
+     * must not be published — votes cast, the agreement profile (votes for each released token),
+     * steps abandoned below the quorum, retired teachers, rejected input and its reasons,
+     * distributions received — and the run's wall time and tokens/s (public too for a simulated
+     * run, operator-only for a records run).
      */
     ObjectNode operatorSummary() {
         ObjectNode s = JSON.createObjectNode();
@@ -340,6 +344,8 @@ record RunReport(
                         .mapToLong(LedgerEntry::votesCast)
                         .sum());
         s.put("abandonedSteps", outcome.ledger(LedgerKind.ABANDONED).size());
+        // votes for each released token (issue 37 item 3): private votes, so only here
+        s.set("agreement", AgreementProfile.of(outcome.ledger(), cfg.ensemble().teachers()));
         List<Long> retired =
                 outcome.ledger(LedgerKind.TEACHER_RETIRED).stream()
                         .map(LedgerEntry::teacherId)

@@ -229,6 +229,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                         settings.terms().delta(),
                         releases,
                         c.votesCast(),
+                        c.releasedVotes(),
                         a.datasetEpsilon(),
                         now));
         out.collect(a.result(c, c.token(), c.mechanism(), published, c.noisyCount(), c.teachers()));

@@ -275,6 +275,8 @@ public final class StepReducer
                         mechanism,
                         PrivacyEventJson.encode(r.event()), // the hop to the accountant
                         tally.answered(),
+                        // the agreement profile (operator.json): votes for the released token
+                        r.token() < 0 ? -1 : tally.votesFor(r.token()),
                         settings.teachers(),
                         System.currentTimeMillis());
         state.released.update(c);

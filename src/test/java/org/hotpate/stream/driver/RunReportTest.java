@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.hotpate.core.generation.FinishReason;
+import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.Outcome;
 import org.hotpate.model.StepResult;
 import org.hotpate.model.SyntheticRecord;
+import org.hotpate.protocol.LedgerEntries;
+import org.hotpate.protocol.StepId;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.junit.jupiter.api.Test;
@@ -110,5 +113,55 @@ class RunReportTest {
         assertThat(pub.get("privateTokensWithoutRecord").asLong()).isZero();
         assertThat(pub.has("privateTokensWithoutRecordReason")).isFalse();
         assertThat(pub.get("tokens").asLong()).isEqualTo(pub.get("privateTokens").asLong());
+    }
+
+    /**
+     * Issue 37 item 3: operator.json's agreement profile is the distribution of the votes for each
+     * released token (⊥, refusals and abandoned steps left out), and summary.json has none of it.
+     * Fails with the percentile one rank off, with ⊥ or REFUSED entries counted, with votesCast in
+     * place of the released token's votes, or with the profile in the public summary.
+     */
+    @Test
+    void theAgreementProfileIsTheVotesForEachReleasedToken_operatorOnly() {
+        JobConfig cfg = JobSpec.parse("ensemble: {teachers: 10}", "x");
+        RunOutcome outcome = new RunOutcome(1, 1, false);
+        int[] votes = {10, 10, 9, 7, 5, 3, 1, 10, 8, 6};
+        for (int i = 0; i < votes.length; i++) {
+            outcome.add(charge(i, true, votes[i]));
+        }
+        outcome.add(charge(10, true, -1)); // ⊥: nothing released, no votes
+        outcome.add(charge(11, false, 2)); // refused: nothing released
+        outcome.add(LedgerEntries.abandoned(new StepId("x-run", 0, 12, 0), "m", 2, 0));
+        ObjectNode a = new RunReport(cfg, "x-run", outcome, 0, 0.1, 3.0, 1, 1).operatorSummary();
+        a = (ObjectNode) a.get("agreement");
+        assertThat(a.get("steps").asInt()).isEqualTo(10);
+        assertThat(a.get("teachers").asInt()).isEqualTo(10);
+        // sorted: 1 3 5 6 7 8 9 10 10 10; nearest rank: p10 = 1st, p50 = 5th, p90 = 9th
+        assertThat(a.get("min").asInt()).isEqualTo(1);
+        assertThat(a.get("p10").asInt()).isEqualTo(1);
+        assertThat(a.get("p50").asInt()).isEqualTo(7);
+        assertThat(a.get("p90").asInt()).isEqualTo(10);
+        assertThat(a.get("max").asInt()).isEqualTo(10);
+        assertThat(a.get("mean").asDouble()).isEqualTo(6.9);
+        assertThat(a.get("meanShare").asDouble()).isEqualTo(0.69);
+        assertThat(a.get("unanimousSteps").asInt()).isEqualTo(3);
+        assertThat(a.get("shareTenths").toString()).isEqualTo("[0,1,0,1,0,1,1,1,1,4]");
+        String pub = new RunReport(cfg, "x-run", outcome, 0, 0.1, 3.0, 1, 1).summary().toString();
+        assertThat(pub).doesNotContain("agreement").doesNotContain("releasedVotes");
+    }
+
+    private static LedgerEntry charge(int step, boolean charged, int releasedVotes) {
+        return LedgerEntries.release(
+                new StepId("x-run", 0, step, 0),
+                charged,
+                "m",
+                "",
+                0.1,
+                1e-6,
+                step + 1,
+                10,
+                releasedVotes,
+                0.1,
+                0);
     }
 }

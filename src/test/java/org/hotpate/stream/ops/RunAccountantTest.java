@@ -90,6 +90,7 @@ class RunAccountantTest {
                 Double.NaN,
                 new long[0],
                 5,
+                token < 0 ? -1 : 3,
                 5,
                 0,
                 new long[0]);
@@ -127,6 +128,14 @@ class RunAccountantTest {
         assertThat(ledger())
                 .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
                 .allMatch(e -> e.epsilonAfter() <= BUDGET + 1e-12);
+        // the agreement profile's input: a charged token's votes reach the ledger, ⊥ and a
+        // refusal carry none
+        assertThat(ledger())
+                .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
+                .allMatch(e -> e.releasedVotes() == (e.step() % 2 == 0 ? 3 : -1));
+        assertThat(ledger())
+                .filteredOn(e -> e.kind() == LedgerKind.REFUSED)
+                .allMatch(e -> e.releasedVotes() == -1);
         assertThat(out).allMatch(r -> r.epsilonSpent() <= BUDGET + 1e-12);
         assertThat(ledger())
                 .filteredOn(e -> e.kind() == LedgerKind.CHARGE)
@@ -397,6 +406,7 @@ class RunAccountantTest {
                 Double.NaN,
                 between ? involved : new long[0],
                 5,
+                4,
                 5,
                 0,
                 involved);

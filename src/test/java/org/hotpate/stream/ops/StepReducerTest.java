@@ -124,6 +124,7 @@ class StepReducerTest {
                         c -> {
                             assertThat(c.token()).isEqualTo(4);
                             assertThat(c.votesCast()).isEqualTo(3);
+                            assertThat(c.releasedVotes()).as("votes for token 4").isEqualTo(2);
                             assertThat(c.step()).isZero();
                             assertThat(c.sequenceId()).isZero();
                         });
@@ -249,7 +250,11 @@ class StepReducerTest {
         h.setProcessingTime(DEADLINE);
         assertThat(h.extractOutputValues())
                 .singleElement()
-                .satisfies(c -> assertThat(c.token()).isEqualTo(-1));
+                .satisfies(
+                        c -> {
+                            assertThat(c.token()).isEqualTo(-1);
+                            assertThat(c.releasedVotes()).as("⊥ has no votes").isEqualTo(-1);
+                        });
     }
 
     /**
