@@ -19,6 +19,9 @@ import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.stream.teachers.NgramTeachers;
+import org.hotpate.stream.teachers.RecordsTeacherOperator;
+import org.hotpate.stream.teachers.TeacherGate;
 import org.hotpate.teachers.records.RecordFields;
 import org.hotpate.teachers.records.RecordValidator;
 import org.hotpate.teachers.records.UserDirectory;
@@ -100,12 +103,14 @@ class RecordTeachersTest {
     @Test
     void teachersAnswerOnlyAfterAllRecordsWithAllCounts() throws Exception {
         var fn =
-                new NgramTeacherOperator(
-                        new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1000, "", 2, 1.0, "text", 600_000));
+                new RecordsTeacherOperator<>(
+                        new NgramTeachers("cl100k_base", 2, 8, "", 2, 1.0, "text"), 1000, 600_000);
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
-                        fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
         int[] hello = TOK.encode("hello");
         int world = TOK.encode(" world")[0];
         int there = TOK.encode(" there")[0];
@@ -132,12 +137,14 @@ class RecordTeachersTest {
     @Test
     void recordsPastTheUserBoundAreNeverCounted() throws Exception {
         var fn =
-                new NgramTeacherOperator(
-                        new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1, "", 2, 1.0, "text", 600_000));
+                new RecordsTeacherOperator<>(
+                        new NgramTeachers("cl100k_base", 2, 8, "", 2, 1.0, "text"), 1, 600_000);
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
-                        fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
         h.processElement(new StreamRecord<>(rec(0, "a", "hello world")));
         h.processElement(new StreamRecord<>(rec(0, "a", "hello there")));
         h.processElement(new StreamRecord<>(rec(0, "a", "hello there")));
