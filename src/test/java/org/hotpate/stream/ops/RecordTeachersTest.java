@@ -18,7 +18,9 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
+import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.stream.teachers.HttpTeachers;
 import org.hotpate.stream.teachers.NgramTeachers;
 import org.hotpate.stream.teachers.RecordsTeacherOperator;
 import org.hotpate.stream.teachers.TeacherGate;
@@ -154,6 +156,72 @@ class RecordTeachersTest {
         Distribution d = h.extractOutputValues().get(0);
         assertThat(d.tokens()[0]).isEqualTo(TOK.encode(" world")[0]);
         assertThat(d.tokens()).doesNotContain(TOK.encode(" there")[0]);
+    }
+
+    /**
+     * The HTTP kind through the same operator: an early step waits for READY; each teacher's query
+     * holds its own admitted records of the step's label only, and a teacher without records asks
+     * with an empty {records} part.
+     */
+    @Test
+    void httpTeachersAskWithTheirOwnAdmittedRecordsOfTheStepsLabel() throws Exception {
+        var kind =
+                new HttpTeachers(
+                        "cl100k_base",
+                        "{records}|{prompt}",
+                        8,
+                        1000,
+                        false,
+                        0,
+                        "http://x",
+                        "m",
+                        "",
+                        8,
+                        1000,
+                        0,
+                        1,
+                        false,
+                        1);
+        var fn = new RecordsTeacherOperator<>(kind, 2, 600_000);
+        KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, TeacherQuery> h =
+                ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
+        GenerationStep early =
+                new GenerationStep(
+                        "run",
+                        "e",
+                        0,
+                        0,
+                        0,
+                        new int[0],
+                        1L,
+                        1,
+                        TOK.vocabularySize(),
+                        0,
+                        1000,
+                        TOK.encode("the"),
+                        "x");
+        h.processBroadcastElement(new StreamRecord<>(early));
+        h.processElement(new StreamRecord<>(rec(0, "a", "x", "alpha")));
+        h.processElement(new StreamRecord<>(rec(0, "a", "y", "beta")));
+        h.processElement(new StreamRecord<>(rec(0, "a", "x", "delta"))); // past a's bound of 2
+        h.processElement(new StreamRecord<>(rec(0, "b", "x", "gamma")));
+        h.processElement(new StreamRecord<>(TeacherRecord.marker(1)));
+        assertThat(h.extractOutputValues()).as("nothing before all records are in").isEmpty();
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        h.processBroadcastWatermark(new Watermark(TeacherGate.READY));
+        Map<Long, String> prompts = new HashMap<>();
+        for (TeacherQuery q : h.extractOutputValues()) {
+            prompts.put(q.teacherId(), q.prompt());
+        }
+        assertThat(prompts).containsEntry(0L, "alpha\ngamma|the").containsEntry(1L, "|the");
+    }
+
+    private static TeacherRecord rec(long teacher, String user, String label, String text) {
+        return new TeacherRecord(teacher, user, label, text, TOK.encode(text));
     }
 
     private static TeacherRecord rec(long teacher, String user, String text) {
