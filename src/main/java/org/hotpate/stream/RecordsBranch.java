@@ -1,24 +1,20 @@
 package org.hotpate.stream;
 
-import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.BroadcastConnectedStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.hotpate.model.Distribution;
 import org.hotpate.model.GenerationStep;
-import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.RecordsConfig;
 import org.hotpate.stream.ops.DecodeRecords;
-import org.hotpate.stream.ops.HttpTeacherFunction;
-import org.hotpate.stream.ops.HttpTeacherOperator;
-import org.hotpate.stream.ops.NgramTeacherOperator;
-import org.hotpate.stream.ops.TeacherGate;
+import org.hotpate.stream.teachers.RecordsTeacherOperator;
+import org.hotpate.stream.teachers.TeacherGate;
+import org.hotpate.stream.teachers.TeacherKind;
 
 /**
  * The records branch of the topology (records runs):
@@ -26,7 +22,7 @@ import org.hotpate.stream.ops.TeacherGate;
  * <pre>
  * records (bounded) ─ decode, validate, user → teacher, tokenize ─┐
  * markers 0..n-1 (bounded) ───────────────────────────────────────┴ keyBy(teacher) ─┐
- * steps ─ constant READY watermark ─ broadcast ─────────────────── NgramTeacherOperator
+ * steps ─ constant READY watermark ─ broadcast ─────────────────── RecordsTeacherOperator (the teacher kind)
  *   ─▶ SPARSE distributions ─▶ the answer rule (VoteAnswers) ─▶ votes, with the decoded Kafka votes ─▶ vote
  * </pre>
  *
@@ -76,68 +72,30 @@ final class RecordsBranch {
                                 steps.assignTimestampsAndWatermarks(TeacherGate.stepsWatermarks())
                                         .uid("teacher-steps-watermarks")
                                         .name("teacher-steps-watermarks")
-                                        .broadcast(NgramTeacherOperator.OPEN_STEPS));
-        if (rc.teacher().model() == RecordsConfig.Model.HTTP) {
-            return httpTeachers(cfg, connected, retention);
-        }
-        return connected
-                .process(
-                        new NgramTeacherOperator(
-                                new NgramTeacherOperator.Settings(
-                                        rc.tokenizer(),
-                                        rc.teacher().order(),
-                                        rc.teacher().topK(),
-                                        rc.maxPerUser(),
-                                        rc.teacher().publicFile(),
-                                        rc.teacher().publicOrder(),
-                                        rc.teacher().publicWeight(),
-                                        rc.fields().textField(),
-                                        retention,
-                                        rc.teacher().priorFile())))
-                .uid("teachers")
-                .name("teachers");
+                                        .broadcast(RecordsTeacherOperator.OPEN_STEPS));
+        return wire(
+                rc.teacher().kind(),
+                connected,
+                rc.maxPerUser(),
+                retention,
+                new TeacherKind.Wiring(
+                        cfg.ensemble().vocabularySize(), cfg.generation().stepDeadlineMs()));
     }
 
-    private static DataStream<Distribution> httpTeachers(
-            JobConfig cfg,
+    /** The one records-teacher operator, delegating to the run's teacher kind. */
+    private static <A> DataStream<Distribution> wire(
+            TeacherKind<A> kind,
             BroadcastConnectedStream<TeacherRecord, GenerationStep> connected,
-            long retention) {
-        RecordsConfig rc = cfg.records();
-        RecordsConfig.Teacher t = rc.teacher();
-        DataStream<TeacherQuery> queries =
+            int maxPerUser,
+            long retention,
+            TeacherKind.Wiring job) {
+        DataStream<A> answers =
                 connected
                         .process(
-                                new HttpTeacherOperator(
-                                        new HttpTeacherOperator.Settings(
-                                                rc.tokenizer(),
-                                                t.promptTemplate(),
-                                                t.maxRecords(),
-                                                t.maxPromptChars(),
-                                                rc.maxPerUser(),
-                                                retention,
-                                                t.tokenIds(),
-                                                t.padTokens())))
+                                new RecordsTeacherOperator<>(kind, maxPerUser, retention),
+                                kind.answerType())
                         .uid("teachers")
                         .name("teachers");
-        return AsyncDataStream.unorderedWait(
-                        queries,
-                        new HttpTeacherFunction(
-                                new HttpTeacherFunction.Settings(
-                                        t.url(),
-                                        t.modelName(),
-                                        t.apiKeyEnv(),
-                                        t.topK(),
-                                        t.timeoutMs(),
-                                        t.retries(),
-                                        rc.tokenizer(),
-                                        t.tokenIds(),
-                                        t.batch(),
-                                        t.serverSeeded(),
-                                        cfg.ensemble().vocabularySize())),
-                        cfg.generation().stepDeadlineMs() + t.timeoutMs(),
-                        TimeUnit.MILLISECONDS,
-                        t.concurrency())
-                .uid("http-teachers")
-                .name("http-teachers");
+        return kind.distributions(answers, job);
     }
 }

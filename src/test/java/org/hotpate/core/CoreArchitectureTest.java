@@ -127,6 +127,27 @@ class CoreArchitectureTest {
     }
 
     /**
+     * Issue 40: the teacher kinds ({@code stream.teachers}: the records-teacher operator, its kinds
+     * and their registry) sit below the configuration, which asks their registry: they read their
+     * options through {@code TeacherOptions}, so they import nothing of {@code stream} outside
+     * themselves (no configuration, topology, driver or operator) nor {@code cli}.
+     */
+    @Test
+    void teacherKindsDependOnNoOtherPartOfStream() {
+        noClasses()
+                .that()
+                .resideInAPackage("org.hotpate.stream.teachers..")
+                .should()
+                .dependOnClassesThat(
+                        resideInAPackage("org.hotpate.stream")
+                                .or(resideInAPackage("org.hotpate.stream.config.."))
+                                .or(resideInAPackage("org.hotpate.stream.driver.."))
+                                .or(resideInAPackage("org.hotpate.stream.ops.."))
+                                .or(resideInAPackage("org.hotpate.cli..")))
+                .check(CLASSES);
+    }
+
+    /**
      * Issue 33: the job spec and its configuration ({@code stream.config}) sit below the rest of
      * {@code stream}: they import no driver class ({@code stream.driver}), no topology class
      * ({@code org.hotpate.stream} itself) and no operator ({@code stream.ops}); the topology and

@@ -23,7 +23,7 @@ import org.hotpate.model.TeacherQuery;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
 import org.hotpate.stream.driver.RunSession;
-import org.hotpate.stream.ops.HttpTeacherFunction;
+import org.hotpate.stream.teachers.HttpTeacherFunction;
 import org.hotpate.teachers.http.CompletionServer;
 import org.hotpate.teachers.text.Tokenizer;
 import org.junit.jupiter.api.AfterAll;

@@ -4,6 +4,7 @@ import static org.hotpate.core.util.Preconditions.checkArgument;
 
 import java.util.Optional;
 import org.hotpate.core.generation.FailPolicy;
+import org.hotpate.stream.teachers.TeacherKind;
 
 /**
  * The checks of a {@link JobConfig} that concern several options (the mechanism's are {@link
@@ -100,9 +101,6 @@ final class JobChecks {
         String server = t.server();
         if (t.serverSeeded()) {
             checkArgument(
-                    t.model() == RecordsConfig.Model.HTTP,
-                    "teacher.vote: server-seeded needs teacher.model: http");
-            checkArgument(
                     server.equals("vllm") || server.equals("vllm-v2"),
                     "teacher.vote: server-seeded is a coordinated draw only on vLLM's V1 sampler"
                             + " (teacher.server: vllm, or vllm-v2 with teacher.pad-tokens); "
@@ -132,9 +130,7 @@ final class JobChecks {
         checkArgument(
                 r.prompt().isEmpty() || r.promptsFile().isEmpty(),
                 "set generation.prompt or generation.prompts-file, not both");
-        checkArgument(
-                r.teacher().model() != RecordsConfig.Model.HTTP || !r.teacher().url().isBlank(),
-                "teacher.url must be set when teacher.model is http");
+        TeacherKind<?> kind = r.teacher().kind(); // the kind refuses what it cannot honour
         checkHttpTeacher(r.teacher());
         checkArgument(
                 !c.ensemble().fromRecords() || c.generation().onFail() != FailPolicy.FALLBACK,
@@ -146,7 +142,7 @@ final class JobChecks {
                 "generation.on-fail: fallback needs a public model, and a run with external"
                         + " teachers has only a flat one (it would pad the text with uniformly random"
                         + " tokens); use resample or stop");
-        checkPrior(c, r);
+        checkPrior(c, r, kind);
     }
 
     /**
@@ -155,13 +151,13 @@ final class JobChecks {
      * budget with a DP ensemble mechanism, and no dataset cap (the dataset's δ share is planned
      * without the prior's δ term).
      */
-    private static void checkPrior(JobConfig c, RecordsConfig r) {
+    private static void checkPrior(JobConfig c, RecordsConfig r, TeacherKind<?> kind) {
         if (!r.teacher().dpPrior()) {
             return;
         }
         String why = "teacher.prior: dp-ngram needs ";
         checkArgument(
-                c.ensemble().fromRecords() && r.teacher().model() == RecordsConfig.Model.NGRAM,
+                c.ensemble().fromRecords() && kind.backsOffToPrior(),
                 why + "ensemble.source: records with teacher.model: ngram");
         checkArgument(
                 !r.file().isEmpty(), why + "records.file (the driver reads the users' records)");

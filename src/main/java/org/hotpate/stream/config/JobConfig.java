@@ -211,9 +211,9 @@ public final class JobConfig implements Serializable {
         return Path.of(d).toAbsolutePath();
     }
 
-    /** Whether the teachers are a records run's n-gram teachers, inside the job. */
+    /** Whether the teachers are a records run's teachers answering inside the job (n-gram). */
     public boolean inJobNgramTeachers() {
-        return ensemble().fromRecords() && records().teacher().model() == RecordsConfig.Model.NGRAM;
+        return ensemble().fromRecords() && records().teacher().kind().answersInJob();
     }
 
     /** {@code generation.min-teachers}, derived: ceil(n/2). */

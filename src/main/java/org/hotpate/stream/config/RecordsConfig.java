@@ -2,6 +2,9 @@ package org.hotpate.stream.config;
 
 import java.io.Serializable;
 import java.util.List;
+import org.hotpate.stream.teachers.TeacherKind;
+import org.hotpate.stream.teachers.TeacherKinds;
+import org.hotpate.stream.teachers.TeacherOptions;
 import org.hotpate.teachers.ngram.NgramModel;
 import org.hotpate.teachers.records.RecordFields;
 import org.hotpate.teachers.text.Tokenizer;
@@ -79,40 +82,51 @@ public record RecordsConfig(OptionValues values) implements Serializable {
         return values.get(RecordsOptions.GENERATION_STOP);
     }
 
-    /** The teacher model: an n-gram model in the job, or an OpenAI-compatible HTTP endpoint. */
-    public enum Model {
-        NGRAM,
-        HTTP
-    }
-
     /**
-     * {@code teacher.*}: model kind, n-gram order, top-k, public backoff text; for HTTP teachers
-     * the endpoint, prompt template and limits.
+     * {@code teacher.*}: the teacher kind ({@code teacher.model}, one of {@link TeacherKinds}),
+     * n-gram order, top-k, public backoff text; for HTTP teachers the endpoint, prompt template and
+     * limits. What a kind reads is {@link TeacherOptions}.
      */
-    public record Teacher(OptionValues values) implements Serializable {
-        public Model model() {
-            return Model.valueOf(values.get(RecordsOptions.TEACHER_MODEL).toUpperCase());
+    public record Teacher(OptionValues values) implements Serializable, TeacherOptions {
+        /** The teacher kind, built from these options (refusing what it cannot honour). */
+        public TeacherKind<?> kind() {
+            return TeacherKinds.of(values.get(RecordsOptions.TEACHER_MODEL), this);
         }
 
+        @Override
+        public String tokenizer() {
+            return new RecordsConfig(values).tokenizer();
+        }
+
+        @Override
+        public String textField() {
+            return values.get(RecordsOptions.RECORDS_TEXT_FIELD);
+        }
+
+        @Override
         public int order() {
             return values.get(RecordsOptions.TEACHER_ORDER);
         }
 
+        @Override
         public int topK() {
             return values.get(RecordsOptions.TEACHER_TOP_K);
         }
 
+        @Override
         public String publicFile() {
             return values.get(RecordsOptions.TEACHER_PUBLIC_FILE);
         }
 
         /** {@code teacher.public-order}, derived: min(order, 2). */
+        @Override
         public int publicOrder() {
             return values.find(RecordsOptions.TEACHER_PUBLIC_ORDER)
                     .orElse(NgramModel.defaultPublicOrder(order()));
         }
 
         /** {@code teacher.public-weight}: γ of {@link NgramModel}. */
+        @Override
         public double publicWeight() {
             return values.get(RecordsOptions.TEACHER_PUBLIC_WEIGHT);
         }
@@ -131,29 +145,35 @@ public record RecordsConfig(OptionValues values) implements Serializable {
         }
 
         /** {@code teacher.prior-file}: the released prior the teachers back off to ("" = none). */
+        @Override
         public String priorFile() {
             return values.get(RecordsOptions.TEACHER_PRIOR_FILE);
         }
 
+        @Override
         public String url() {
             return values.get(RecordsOptions.TEACHER_URL);
         }
 
+        @Override
         public String modelName() {
             return values.get(RecordsOptions.TEACHER_MODEL_NAME);
         }
 
         /** {@code teacher.token-ids}: prompts as token ids, answers as "token_id:N". */
+        @Override
         public boolean tokenIds() {
             return values.get(RecordsOptions.TEACHER_TOKEN_IDS);
         }
 
         /** {@code teacher.batch}: prompts per request. */
+        @Override
         public int batch() {
             return values.get(RecordsOptions.TEACHER_BATCH);
         }
 
         /** {@code teacher.vote} is server-seeded: the server samples with the public seed. */
+        @Override
         public boolean serverSeeded() {
             return values.get(RecordsOptions.TEACHER_VOTE).equals("server-seeded");
         }
@@ -164,34 +184,42 @@ public record RecordsConfig(OptionValues values) implements Serializable {
         }
 
         /** {@code teacher.pad-tokens}: the private part of a prompt in tokens (0 = as it is). */
+        @Override
         public int padTokens() {
             return values.get(RecordsOptions.TEACHER_PAD_TOKENS);
         }
 
+        @Override
         public String apiKeyEnv() {
             return values.get(RecordsOptions.TEACHER_API_KEY_ENV);
         }
 
+        @Override
         public String promptTemplate() {
             return values.get(RecordsOptions.TEACHER_PROMPT_TEMPLATE);
         }
 
+        @Override
         public int maxRecords() {
             return values.get(RecordsOptions.TEACHER_MAX_RECORDS);
         }
 
+        @Override
         public int maxPromptChars() {
             return values.get(RecordsOptions.TEACHER_MAX_PROMPT_CHARS);
         }
 
+        @Override
         public long timeoutMs() {
             return values.get(RecordsOptions.TEACHER_TIMEOUT_MS);
         }
 
+        @Override
         public int retries() {
             return values.get(RecordsOptions.TEACHER_RETRIES);
         }
 
+        @Override
         public int concurrency() {
             return values.get(RecordsOptions.TEACHER_CONCURRENCY);
         }

@@ -4,6 +4,7 @@ import static org.hotpate.stream.config.Option.positive;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.hotpate.stream.teachers.TeacherKinds;
 import org.hotpate.teachers.text.Tokenizer;
 
 /**
@@ -76,9 +77,9 @@ public final class RecordsOptions {
             declare(
                     Option.choice(
                             "teacher.model",
-                            "ngram",
-                            "ngram: a Witten-Bell token n-gram model per teacher, in RocksDB keyed state; http: an OpenAI-compatible /v1/completions endpoint prompted with the teacher's records.",
-                            List.of("ngram", "http")));
+                            TeacherKinds.names().get(0),
+                            TeacherKinds.describe(),
+                            TeacherKinds.names()));
     public static final Option<Integer> TEACHER_ORDER =
             declare(
                     Option.integer("teacher.order", 3, "n-gram order (3 = trigrams).")

@@ -18,7 +18,12 @@ import org.hotpate.model.GenerationStep;
 import org.hotpate.model.PrivateRecord;
 import org.hotpate.model.RawRecord;
 import org.hotpate.model.Rejected;
+import org.hotpate.model.TeacherQuery;
 import org.hotpate.model.TeacherRecord;
+import org.hotpate.stream.teachers.HttpTeachers;
+import org.hotpate.stream.teachers.NgramTeachers;
+import org.hotpate.stream.teachers.RecordsTeacherOperator;
+import org.hotpate.stream.teachers.TeacherGate;
 import org.hotpate.teachers.records.RecordFields;
 import org.hotpate.teachers.records.RecordValidator;
 import org.hotpate.teachers.records.UserDirectory;
@@ -100,12 +105,14 @@ class RecordTeachersTest {
     @Test
     void teachersAnswerOnlyAfterAllRecordsWithAllCounts() throws Exception {
         var fn =
-                new NgramTeacherOperator(
-                        new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1000, "", 2, 1.0, "text", 600_000));
+                new RecordsTeacherOperator<>(
+                        new NgramTeachers("cl100k_base", 2, 8, "", 2, 1.0, "text"), 1000, 600_000);
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
-                        fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
         int[] hello = TOK.encode("hello");
         int world = TOK.encode(" world")[0];
         int there = TOK.encode(" there")[0];
@@ -132,12 +139,14 @@ class RecordTeachersTest {
     @Test
     void recordsPastTheUserBoundAreNeverCounted() throws Exception {
         var fn =
-                new NgramTeacherOperator(
-                        new NgramTeacherOperator.Settings(
-                                "cl100k_base", 2, 8, 1, "", 2, 1.0, "text", 600_000));
+                new RecordsTeacherOperator<>(
+                        new NgramTeachers("cl100k_base", 2, 8, "", 2, 1.0, "text"), 1, 600_000);
         KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, Distribution> h =
                 ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
-                        fn, TeacherRecord::teacherId, Types.LONG, NgramTeacherOperator.OPEN_STEPS);
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
         h.processElement(new StreamRecord<>(rec(0, "a", "hello world")));
         h.processElement(new StreamRecord<>(rec(0, "a", "hello there")));
         h.processElement(new StreamRecord<>(rec(0, "a", "hello there")));
@@ -147,6 +156,72 @@ class RecordTeachersTest {
         Distribution d = h.extractOutputValues().get(0);
         assertThat(d.tokens()[0]).isEqualTo(TOK.encode(" world")[0]);
         assertThat(d.tokens()).doesNotContain(TOK.encode(" there")[0]);
+    }
+
+    /**
+     * The HTTP kind through the same operator: an early step waits for READY; each teacher's query
+     * holds its own admitted records of the step's label only, and a teacher without records asks
+     * with an empty {records} part.
+     */
+    @Test
+    void httpTeachersAskWithTheirOwnAdmittedRecordsOfTheStepsLabel() throws Exception {
+        var kind =
+                new HttpTeachers(
+                        "cl100k_base",
+                        "{records}|{prompt}",
+                        8,
+                        1000,
+                        false,
+                        0,
+                        "http://x",
+                        "m",
+                        "",
+                        8,
+                        1000,
+                        0,
+                        1,
+                        false,
+                        1);
+        var fn = new RecordsTeacherOperator<>(kind, 2, 600_000);
+        KeyedBroadcastOperatorTestHarness<Long, TeacherRecord, GenerationStep, TeacherQuery> h =
+                ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(
+                        fn,
+                        TeacherRecord::teacherId,
+                        Types.LONG,
+                        RecordsTeacherOperator.OPEN_STEPS);
+        GenerationStep early =
+                new GenerationStep(
+                        "run",
+                        "e",
+                        0,
+                        0,
+                        0,
+                        new int[0],
+                        1L,
+                        1,
+                        TOK.vocabularySize(),
+                        0,
+                        1000,
+                        TOK.encode("the"),
+                        "x");
+        h.processBroadcastElement(new StreamRecord<>(early));
+        h.processElement(new StreamRecord<>(rec(0, "a", "x", "alpha")));
+        h.processElement(new StreamRecord<>(rec(0, "a", "y", "beta")));
+        h.processElement(new StreamRecord<>(rec(0, "a", "x", "delta"))); // past a's bound of 2
+        h.processElement(new StreamRecord<>(rec(0, "b", "x", "gamma")));
+        h.processElement(new StreamRecord<>(TeacherRecord.marker(1)));
+        assertThat(h.extractOutputValues()).as("nothing before all records are in").isEmpty();
+        h.processWatermark(new Watermark(Long.MAX_VALUE));
+        h.processBroadcastWatermark(new Watermark(TeacherGate.READY));
+        Map<Long, String> prompts = new HashMap<>();
+        for (TeacherQuery q : h.extractOutputValues()) {
+            prompts.put(q.teacherId(), q.prompt());
+        }
+        assertThat(prompts).containsEntry(0L, "alpha\ngamma|the").containsEntry(1L, "|the");
+    }
+
+    private static TeacherRecord rec(long teacher, String user, String label, String text) {
+        return new TeacherRecord(teacher, user, label, text, TOK.encode(text));
     }
 
     private static TeacherRecord rec(long teacher, String user, String text) {

@@ -1,4 +1,4 @@
-package org.hotpate.stream.ops;
+package org.hotpate.stream.teachers;
 
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,4 +1,4 @@
-package org.hotpate.stream.ops;
+package org.hotpate.stream.teachers;
 
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.MapState;
