@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -13,7 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.hotpate.core.util.Decimals;
-import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
@@ -24,8 +22,11 @@ import org.hotpate.stream.config.JobOptions;
 import org.hotpate.stream.config.JobSpec;
 import org.hotpate.stream.config.Topic;
 import org.hotpate.stream.driver.DatasetHolds;
-import org.hotpate.stream.driver.DatasetLedger;
 import org.hotpate.stream.driver.KafkaClients;
+import org.hotpate.stream.driver.KafkaLedgerStore;
+import org.hotpate.stream.driver.LedgerStore;
+import org.hotpate.stream.driver.LedgerStores;
+import org.hotpate.stream.driver.LocalLedgerStore;
 
 /**
  * {@code ./hotpate ledger show}: the durable per-dataset budget ledger — per dataset, every run
@@ -114,43 +115,15 @@ public final class LedgerCommand implements Command {
         if (a.has("spec")) {
             JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
             dataset = dataset == null ? cfg.datasetId() : dataset;
-            if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
-                where = "local " + cfg.ledgerDir();
-                records = BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset);
-                holders = d -> DatasetHolds.localHold(cfg.ledgerDir(), d);
-            } else {
-                if (cfg.kafka().embedded()) {
-                    throw new UsageException(
-                            "the spec's ledger is on Kafka but kafka.mode is embedded");
-                }
-                String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
-                where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
-                Properties client;
-                try {
-                    client = KafkaClients.job(cfg, cfg.kafka().bootstrap(), KafkaClients.ENV);
-                } catch (JobSpec.SpecException e) {
-                    throw new UsageException(e.getMessage());
-                }
-                // As the run composes it: the topic's entries with the local ledger-dir's.
-                records =
-                        DatasetLedger.records(
-                                JobConfig.of(cfg.values().with(JobOptions.BUDGET_DATASET, dataset)),
-                                client);
-                where += " + local " + cfg.ledgerDir();
-                holders = d -> DatasetHolds.leaseHold(client, topic, d);
-            }
-        } else if (a.has("bootstrap")) {
-            String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
-            where = "kafka " + a.string("bootstrap", null) + " " + topic;
-            Properties client =
-                    KafkaIo.clientProperties(a.string("bootstrap", null), new Properties());
-            records = BudgetLedgerIo.readTopic(client, topic, Duration.ofSeconds(60));
-            holders = d -> DatasetHolds.leaseHold(client, topic, d);
+            LedgerStore store = specStore(cfg);
+            where = store.where();
+            records = store.runs(dataset); // as the run composes it
+            holders = store::holder;
         } else {
-            Path dir = ledgerDir(a);
-            where = "local " + dir.toAbsolutePath();
-            records = BudgetLedgerIo.readLocal(dir, dataset);
-            holders = d -> DatasetHolds.localHold(dir, d);
+            LedgerStore store = flagStore(a);
+            where = store.where();
+            records = store.runs(dataset);
+            holders = store::holder;
         }
         String only = dataset;
         Map<String, List<BudgetRecord>> byDataset =
@@ -198,36 +171,15 @@ public final class LedgerCommand implements Command {
             if (a.has("spec")) {
                 JobConfig cfg = RunCommand.load(Path.of(a.string("spec", null)), null);
                 dataset = dataset == null ? cfg.datasetId() : dataset;
-                if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
-                    where = "local " + cfg.ledgerDir();
-                    spends = BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset);
-                } else {
-                    String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
-                    where = "kafka " + cfg.kafka().bootstrap() + " " + topic;
-                    Properties client;
-                    try {
-                        client = KafkaClients.job(cfg, cfg.kafka().bootstrap(), KafkaClients.ENV);
-                    } catch (JobSpec.SpecException e) {
-                        throw new UsageException(e.getMessage());
-                    }
-                    spends =
-                            BudgetLedgerIo.readTeachersTopic(client, topic, Duration.ofSeconds(60));
-                }
+                LedgerStore store = specStore(cfg);
+                where = store.where();
+                spends = store.teachers(dataset);
             } else if (dataset == null) {
                 throw new UsageException("ledger teachers needs --run DIR or --dataset ID");
-            } else if (a.has("bootstrap")) {
-                String topic = a.string("topic", Topic.BUDGET_LEDGER.defaultName());
-                where = "kafka " + a.string("bootstrap", null) + " " + topic;
-                spends =
-                        BudgetLedgerIo.readTeachersTopic(
-                                KafkaIo.clientProperties(
-                                        a.string("bootstrap", null), new Properties()),
-                                topic,
-                                Duration.ofSeconds(60));
             } else {
-                Path dir = ledgerDir(a);
-                where = "local " + dir.toAbsolutePath();
-                spends = BudgetLedgerIo.readTeachersLocal(dir, dataset);
+                LedgerStore store = flagStore(a);
+                where = store.where();
+                spends = store.teachers(dataset);
             }
             String only = dataset;
             where = where + " dataset " + only;
@@ -456,6 +408,42 @@ public final class LedgerCommand implements Command {
 
     private static String fmt(com.fasterxml.jackson.databind.JsonNode n) {
         return n == null || n.isNull() ? "none" : Decimals.up(n.asDouble(), 4); // never below
+    }
+
+    /**
+     * The ledger store of a spec ({@link LedgerStores}), with the job principal's Kafka client when
+     * the store is on the run's Kafka.
+     */
+    private static LedgerStore specStore(JobConfig cfg) {
+        if (!LedgerStores.of(cfg, null).onRunBroker()) {
+            return LedgerStores.of(cfg, null);
+        }
+        if (cfg.kafka().embedded()) {
+            throw new UsageException("the spec's ledger is on Kafka but kafka.mode is embedded");
+        }
+        try {
+            return LedgerStores.of(
+                    cfg, KafkaClients.job(cfg, cfg.kafka().bootstrap(), KafkaClients.ENV));
+        } catch (JobSpec.SpecException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /**
+     * The store named by the flags: {@code --bootstrap} (and {@code --topic}: the topic alone),
+     * else {@code --ledger-dir} or its default.
+     */
+    private static LedgerStore flagStore(CliArgs a) {
+        if (a.has("bootstrap")) {
+            String bootstrap = a.string("bootstrap", null);
+            return new KafkaLedgerStore(
+                    KafkaIo.clientProperties(bootstrap, new Properties()),
+                    a.string("topic", Topic.BUDGET_LEDGER.defaultName()),
+                    bootstrap,
+                    1,
+                    null);
+        }
+        return new LocalLedgerStore(ledgerDir(a).toAbsolutePath(), null, null);
     }
 
     /**

@@ -41,6 +41,7 @@ import org.hotpate.stream.ops.DecodeDistributions;
 import org.hotpate.stream.ops.DecodeSteps;
 import org.hotpate.stream.ops.DecodeTeacherFeedback;
 import org.hotpate.stream.ops.JobMetrics;
+import org.hotpate.stream.ops.LedgerSink;
 import org.hotpate.stream.ops.RunAccountant;
 import org.hotpate.stream.ops.SequenceLoop;
 import org.hotpate.stream.ops.StepFactory;
@@ -90,19 +91,20 @@ public final class HotPateJob {
 
     /**
      * The topology of run {@code runId}, whose driver drew its noise secret and composed its
-     * dataset's earlier runs ({@code run}); {@code voteTap} is applied to each vote stream before
-     * it is combined for the reducer — the test seam through which ITCases inject a failure
-     * (identity in production).
+     * dataset's earlier runs ({@code run}), whose ledger store's operator side is {@code ledger};
+     * {@code voteTap} is applied to each vote stream before it is combined for the reducer — the
+     * test seam through which ITCases inject a failure (identity in production).
      */
     public static void build(
             StreamExecutionEnvironment env,
             JobConfig cfg,
             String runId,
             RunContext run,
+            LedgerSink ledger,
             JobIo io,
             UnaryOperator<DataStream<Vote>> voteTap) {
         requireAlignedCheckpoints(env);
-        new Topology(env, cfg, runId, run, io, voteTap).build();
+        new Topology(env, cfg, runId, run, ledger, io, voteTap).build();
     }
 
     /**
@@ -131,6 +133,7 @@ public final class HotPateJob {
         private final JobConfig cfg;
         private final String runId;
         private final RunContext run;
+        private final LedgerSink ledger;
         private final JobIo io;
         private final UnaryOperator<DataStream<Vote>> voteTap;
         private final JobConfig.Topics topics;
@@ -144,23 +147,21 @@ public final class HotPateJob {
                 JobConfig cfg,
                 String runId,
                 RunContext run,
+                LedgerSink ledger,
                 JobIo io,
                 UnaryOperator<DataStream<Vote>> voteTap) {
             this.env = env;
             this.cfg = cfg;
             this.runId = runId;
             this.run = run;
+            this.ledger = ledger;
             this.io = io;
             this.voteTap = voteTap;
             this.topics = cfg.kafka().topics();
             this.shape = OperatorValues.runShape(cfg, runId);
             this.mode = cfg.plan().accounting();
             this.retention = retentionMs(cfg);
-            this.outputs =
-                    new Outputs(
-                            topics,
-                            cfg.ledgerMode() == JobConfig.LedgerMode.KAFKA,
-                            mode.feedsOutcomesBack());
+            this.outputs = new Outputs(topics, ledger.onJobOutput(), mode.feedsOutcomesBack());
         }
 
         void build() {
@@ -260,7 +261,7 @@ public final class HotPateJob {
                     mode,
                     cfg.datasetId(),
                     run.teacherCharges(),
-                    localLedgerDir(),
+                    ledger,
                     run.teacherVersions(),
                     run.teacherIds());
         }
@@ -318,7 +319,7 @@ public final class HotPateJob {
                                                     cfg.plan().worstCase(),
                                                     cfg.isPrivate(),
                                                     mode,
-                                                    localLedgerDir(),
+                                                    ledger,
                                                     run.ledgerAccount(),
                                                     CoreBindings.preCharge(cfg))))
                             .uid("accountant")
@@ -373,13 +374,6 @@ public final class HotPateJob {
                             .name("first-steps");
             outputs.add(Topic.STEPS, next.union(starts));
             outputs.add(Topic.RECORDS, next.getSideOutput(Tags.RECORDS));
-        }
-
-        /** The local ledger directory, or null when the ledger is the Kafka topic. */
-        private String localLedgerDir() {
-            return cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL
-                    ? cfg.ledgerDir().toString()
-                    : null;
         }
     }
 

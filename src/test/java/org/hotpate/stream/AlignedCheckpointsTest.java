@@ -29,7 +29,7 @@ class AlignedCheckpointsTest {
         Configuration c = new Configuration();
         c.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
-        assertThatThrownBy(() -> HotPateJob.build(env, cfg, "r", null, null, s -> s))
+        assertThatThrownBy(() -> HotPateJob.build(env, cfg, "r", null, null, null, s -> s))
                 .isInstanceOf(JobSpec.SpecException.class)
                 .hasMessageContaining("execution.checkpointing.unaligned.enabled must be false");
     }

@@ -49,6 +49,7 @@ class OneTransactionTopologyTest {
                 cfg,
                 runId,
                 RunContext.of(DatasetPrior.empty(cfg.datasetId()), java.util.Map.of()),
+                org.hotpate.stream.driver.LedgerStores.of(cfg, null).sink(),
                 JobIo.kafka(cfg, "127.0.0.1:9", runId, 0L, new Properties(), Optional.empty()),
                 UnaryOperator.identity());
         java.util.Collection<StreamNode> nodes = env.getStreamGraph().getStreamNodes();

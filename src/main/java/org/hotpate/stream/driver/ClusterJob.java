@@ -129,7 +129,7 @@ public final class ClusterJob {
             throw new JobSpec.SpecException(
                     "flink.state-dir must be set for a cluster deployment (a checkpoint path every TaskManager can reach)");
         }
-        if (cfg.ledgerMode() != JobConfig.LedgerMode.KAFKA) {
+        if (!LedgerStores.of(cfg, null).shared()) {
             throw new JobSpec.SpecException(
                     "budget.ledger must be kafka for a cluster deployment (TaskManagers share no"
                             + " local ledger directory)");
@@ -167,6 +167,7 @@ public final class ClusterJob {
                     cfg,
                     runId,
                     d.run(),
+                    d.ledger().store().sink(),
                     JobIo.kafka(cfg, bootstrap, runId, startMs, client, java.util.Optional.empty()),
                     java.util.function.UnaryOperator.identity());
             // The claim names the job before it exists (a fixed id), and a lost lease cancels it:

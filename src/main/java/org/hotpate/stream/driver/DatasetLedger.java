@@ -1,21 +1,11 @@
 package org.hotpate.stream.driver;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
-import org.hotpate.io.BudgetLedgerIo;
-import org.hotpate.io.DatasetLock;
-import org.hotpate.io.KafkaIo;
-import org.hotpate.io.LedgerMarkersIo;
-import org.hotpate.io.PseudonymSecrets;
 import org.hotpate.model.BudgetRecord;
-import org.hotpate.model.LedgerMarker;
 import org.hotpate.model.TeacherSpend;
 import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.DatasetLeases;
@@ -26,7 +16,6 @@ import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 import org.hotpate.stream.RunContext;
 import org.hotpate.stream.config.JobConfig;
-import org.hotpate.stream.config.Topic;
 
 /**
  * The driver's view of the durable per-dataset budget ledger ({@code budget.ledger}): it holds the
@@ -45,149 +34,40 @@ import org.hotpate.stream.config.Topic;
  * before making it (the population prior, {@link #writeEntry}); the job writes the rest.
  */
 public final class DatasetLedger implements AutoCloseable {
-    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
-
     private final JobConfig cfg;
-    private final Properties client; // null in local mode
-    private final DatasetLock lock; // null in kafka mode
-    private DatasetHolds.Lease lease; // kafka mode, once acquired
-    private LocalHold.Holder holder; // local mode: what the lock file says of this run
-    private String previousRun; // local mode: the run the lock file named when this one took it
-    private String ownJobId; // kafka mode: the fixed id of the run's job, known before the claim
+    private final LedgerStore store;
+    private final LedgerStore.Holding holding;
 
-    private DatasetLedger(JobConfig cfg, Properties client, DatasetLock lock) {
+    private DatasetLedger(JobConfig cfg, LedgerStore store, LedgerStore.Holding holding) {
         this.cfg = cfg;
-        this.client = client;
-        this.lock = lock;
+        this.store = store;
+        this.holding = holding;
     }
 
     /**
-     * Opens the ledger of {@code cfg}'s dataset: locks it (local) or creates the compacted topic
-     * (kafka; {@code client} = the job principal's client properties).
+     * Opens the ledger of {@code cfg}'s dataset in its store ({@link LedgerStores}): locks it
+     * (local) or creates the compacted topic (kafka; {@code client} = the job principal's client
+     * properties).
      */
     public static DatasetLedger open(JobConfig cfg, Properties client) {
-        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
-            DatasetLock lock;
-            try {
-                lock = DatasetLock.acquire(cfg.ledgerDir(), cfg.datasetId());
-            } catch (IllegalStateException e) {
-                throw new DatasetInUseException(e.getMessage());
-            } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot open the budget ledger in " + cfg.ledgerDir(), e);
-            }
-            try {
-                DatasetHolds.requireNoOrphan(cfg, lock.previous());
-            } catch (RuntimeException e) {
-                try {
-                    lock.close();
-                } catch (IOException ignored) {
-                    // the refusal is what matters; the lock goes with the process anyway
-                }
-                throw e;
-            }
-            DatasetLedger opened = new DatasetLedger(cfg, null, lock);
-            opened.previousRun =
-                    LocalHold.Holder.parse(lock.previous())
-                            .map(LocalHold.Holder::runId)
-                            .orElse(null);
-            return opened;
-        }
-        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
-        KafkaIo.createTopics(
-                client,
-                List.of(topic),
-                cfg.kafka().partitions(),
-                Map.of(
-                        topic,
-                        Map.of(
-                                "cleanup.policy",
-                                "compact",
-                                // the leases' one clock: the broker stamps every marker
-                                "message.timestamp.type",
-                                "LogAppendTime")));
-        return new DatasetLedger(cfg, client, null);
+        LedgerStore store = LedgerStores.of(cfg, client);
+        return new DatasetLedger(cfg, store, store.open(cfg));
+    }
+
+    /** The store the ledger is in. */
+    public LedgerStore store() {
+        return store;
     }
 
     /**
      * One ledger per dataset, whatever the flags (issue 30 item 3): a dataset's ledger is part of
      * its identity, so a run that would open the dataset in a second store is refused (exit 2)
-     * naming the store that already holds it. Local ledger: refused when the run's Kafka ({@code
-     * kafkaClient}, null with an embedded broker, which starts empty) holds entries of the dataset
-     * on the budget-ledger topic. Kafka ledger: refused when the local ledger directory on this
-     * machine holds entries of the dataset. A store holding none of the dataset's entries is not
-     * opened by this check.
+     * naming the store that already holds it ({@link LedgerStore#requireOneStore}; {@code
+     * kafkaClient}: the run's Kafka, null with an embedded broker, which starts empty). A store
+     * holding none of the dataset's entries is not opened by this check.
      */
     public void requireOneStore(Properties kafkaClient) {
-        String dataset = cfg.datasetId();
-        String topic = cfg.kafka().topics().name(Topic.BUDGET_LEDGER);
-        if (lock != null) {
-            if (kafkaClient == null || !topicExists(kafkaClient, topic)) {
-                return;
-            }
-            boolean onTopic =
-                    BudgetLedgerIo.readTopic(kafkaClient, topic, READ_TIMEOUT).stream()
-                                    .anyMatch(r -> r.dataset().equals(dataset))
-                            || BudgetLedgerIo.readTeachersTopic(kafkaClient, topic, READ_TIMEOUT)
-                                    .stream()
-                                    .anyMatch(t -> t.dataset().equals(dataset));
-            if (onTopic) {
-                throw new RunRefusedException(
-                        "dataset '"
-                                + dataset
-                                + "' has its budget ledger on the Kafka topic "
-                                + topic
-                                + " ("
-                                + cfg.kafka().bootstrap()
-                                + "); this run would open it in the local ledger "
-                                + cfg.ledgerDir()
-                                + " too. One ledger per dataset: run it with budget.ledger:"
-                                + " kafka, or use another budget.dataset");
-            }
-            return;
-        }
-        boolean local;
-        try {
-            local =
-                    !BudgetLedgerIo.readLocal(cfg.ledgerDir(), dataset).isEmpty()
-                            || !BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), dataset)
-                                    .isEmpty();
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "cannot read the local budget ledger in " + cfg.ledgerDir(), e);
-        }
-        if (local) {
-            throw new RunRefusedException(
-                    "dataset '"
-                            + dataset
-                            + "' has its budget ledger in the local directory "
-                            + cfg.ledgerDir()
-                            + "; this run would open it on the Kafka topic "
-                            + topic
-                            + " too. One ledger per dataset: run it with budget.ledger: local,"
-                            + " or use another budget.dataset");
-        }
-    }
-
-    private static boolean topicExists(Properties client, String topic) {
-        try (org.apache.kafka.clients.admin.Admin admin =
-                org.apache.kafka.clients.admin.Admin.create(client)) {
-            return admin.listTopics()
-                    .names()
-                    .get(READ_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
-                    .contains(topic);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted listing the topics of the run's Kafka", e);
-        } catch (java.util.concurrent.ExecutionException
-                | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException(
-                    "cannot list the topics of the run's Kafka (one ledger per dataset: the"
-                            + " dataset's entries on "
-                            + topic
-                            + " must be checked before a local-ledger run)",
-                    e);
-        }
+        store.requireOneStore(cfg.datasetId(), kafkaClient);
     }
 
     /**
@@ -197,29 +77,7 @@ public final class DatasetLedger implements AutoCloseable {
      * entry in both counts once).
      */
     public List<BudgetRecord> records() {
-        return records(cfg, client);
-    }
-
-    /**
-     * {@link #records()} of {@code cfg}'s dataset read without opening the ledger ({@code client}
-     * null: the local ledger only; {@code ./hotpate ledger show --spec}).
-     */
-    public static List<BudgetRecord> records(JobConfig cfg, Properties client) {
-        List<BudgetRecord> all;
-        try {
-            all =
-                    new java.util.ArrayList<>(
-                            BudgetLedgerIo.readLocal(cfg.ledgerDir(), cfg.datasetId()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        if (client != null) {
-            all.addAll(
-                    BudgetLedgerIo.readTopic(
-                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
-        }
-        return BudgetLedgerIo.latest(
-                all.stream().filter(r -> r.dataset().equals(cfg.datasetId())).toList());
+        return store.runs(cfg.datasetId());
     }
 
     /**
@@ -227,21 +85,8 @@ public final class DatasetLedger implements AutoCloseable {
      * Kafka mode with the local ledger's, like {@link #records()}).
      */
     public List<TeacherSpend> teacherSpends() {
-        List<TeacherSpend> all;
-        try {
-            all =
-                    new java.util.ArrayList<>(
-                            BudgetLedgerIo.readTeachersLocal(cfg.ledgerDir(), cfg.datasetId()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        if (client != null) {
-            all.addAll(
-                    BudgetLedgerIo.readTeachersTopic(
-                            client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), READ_TIMEOUT));
-        }
         Map<String, TeacherSpend> latest = new java.util.LinkedHashMap<>();
-        for (TeacherSpend t : all) {
+        for (TeacherSpend t : store.teachers(cfg.datasetId())) {
             if (t.dataset().equals(cfg.datasetId())) {
                 latest.merge(t.key(), t, TeacherSpend::merge);
             }
@@ -310,18 +155,7 @@ public final class DatasetLedger implements AutoCloseable {
      * entry {@code <dataset>/pseudonym-key} — and created on first use.
      */
     public byte[] pseudonymSecret() {
-        if (client == null) {
-            try {
-                return PseudonymSecrets.readOrCreateLocal(cfg.ledgerDir(), cfg.datasetId());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return PseudonymSecrets.readOrCreateOnTopic(
-                client,
-                cfg.kafka().topics().name(Topic.BUDGET_LEDGER),
-                cfg.datasetId(),
-                READ_TIMEOUT);
+        return store.pseudonymSecret(cfg.datasetId());
     }
 
     /**
@@ -378,9 +212,8 @@ public final class DatasetLedger implements AutoCloseable {
      * finished, its teacher entries.
      */
     public DatasetAdmission.Ledger state() {
-        boolean held = lock != null ? holder != null : lease != null;
         return new DatasetAdmission.Ledger(
-                cfg.datasetId(), held, records(), this::finished, teacherSpends());
+                cfg.datasetId(), holding.held(), records(), this::finished, teacherSpends());
     }
 
     /** The run's accounting as the admission judges it (mechanism, per-teacher plan). */
@@ -398,18 +231,7 @@ public final class DatasetLedger implements AutoCloseable {
      * driver's write-ahead of the population prior ({@link PriorRelease}).
      */
     public void writeEntry(BudgetRecord r) {
-        if (client == null) {
-            try {
-                BudgetLedgerIo.writeLocal(cfg.ledgerDir(), r);
-            } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot write " + r.key() + " to the budget ledger in " + cfg.ledgerDir(),
-                        e);
-            }
-            return;
-        }
-        BudgetLedgerIo.writeTopic(
-                client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), r, READ_TIMEOUT);
+        store.writeRun(r);
     }
 
     /** The run's entry ({@code account}) as the ledger holds it now, or null. */
@@ -421,39 +243,11 @@ public final class DatasetLedger implements AutoCloseable {
      * Marks ledger account {@code account} finished: the run ended cleanly and cannot be resumed.
      */
     public void markFinished(String account) {
-        long now = System.currentTimeMillis();
-        if (client == null) {
-            try {
-                BudgetLedgerIo.markFinishedLocal(cfg.ledgerDir(), cfg.datasetId(), account);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        } else {
-            try (LedgerMarkersIo m = markers()) {
-                m.append(LedgerMarker.finished(cfg.datasetId(), account, now));
-            }
-        }
+        store.markFinished(cfg.datasetId(), account);
     }
 
     private boolean finished(String account) {
-        if (BudgetLedgerIo.finishedLocal(cfg.ledgerDir(), cfg.datasetId(), account)) {
-            return true;
-        }
-        if (client == null) {
-            return false;
-        }
-        try (LedgerMarkersIo m = markers()) {
-            return m.read(cfg.datasetId(), -1).stream()
-                    .anyMatch(
-                            x ->
-                                    LedgerMarker.FINISHED.equals(x.kind())
-                                            && x.runId().equals(account));
-        }
-    }
-
-    private LedgerMarkersIo markers() {
-        return new LedgerMarkersIo(
-                client, cfg.kafka().topics().name(Topic.BUDGET_LEDGER), cfg.datasetId());
+        return store.finished(cfg.datasetId(), account);
     }
 
     /**
@@ -497,21 +291,7 @@ public final class DatasetLedger implements AutoCloseable {
      * heartbeats until {@link #close}.
      */
     public void acquire(String runId) {
-        if (lock != null) {
-            recordHolder(LocalHold.Holder.embedded(runId, ProcessHandle.current().pid()));
-            return;
-        }
-        if (client == null || lease != null) {
-            return;
-        }
-        lease = new DatasetHolds.Lease(markers(), cfg.datasetId(), runId, ownJobId);
-        try {
-            lease.claim();
-        } catch (RuntimeException e) {
-            lease.release();
-            lease = null;
-            throw e;
-        }
+        holding.acquire(runId);
     }
 
     /**
@@ -520,7 +300,7 @@ public final class DatasetLedger implements AutoCloseable {
      * recovered after a JobManager failover), not another job that may still spend.
      */
     public void ownJob(String jobId) {
-        this.ownJobId = jobId;
+        holding.ownJob(jobId);
     }
 
     /**
@@ -528,12 +308,7 @@ public final class DatasetLedger implements AutoCloseable {
      * silent the claim stays in force while the job may still run.
      */
     public void jobSubmitted(String flinkRest, String jobId) {
-        if (lock != null) {
-            recordJob(jobId, flinkRest);
-        }
-        if (lease != null) {
-            lease.nameJob(flinkRest, jobId);
-        }
+        holding.jobSubmitted(flinkRest, jobId);
     }
 
     /**
@@ -541,12 +316,7 @@ public final class DatasetLedger implements AutoCloseable {
      * driver gone and its job no longer running, else {@link #open} refused), if any.
      */
     public Optional<String> previousRun() {
-        if (lease != null && !lease.supersededRuns().isEmpty()) {
-            // Kafka ledger: the run whose lapsed claim this one fenced
-            List<String> runs = lease.supersededRuns();
-            return Optional.of(runs.get(runs.size() - 1));
-        }
-        return Optional.ofNullable(previousRun);
+        return holding.previousRun();
     }
 
     /**
@@ -554,19 +324,17 @@ public final class DatasetLedger implements AutoCloseable {
      * within the fencing margin, or taken over): the driver cancels a job that runs elsewhere.
      */
     public void onLeaseLost(Runnable action) {
-        if (lease != null) {
-            lease.onLost(action);
-        }
+        holding.onLeaseLost(action);
     }
 
     /** Kafka ledger: the epoch of the run's claim (its offset in the ledger partition), or -1. */
     public long leaseEpoch() {
-        return lease == null ? -1 : lease.epoch();
+        return holding.leaseEpoch();
     }
 
     /** Kafka ledger: null while the run may release, else why not ({@link #onLeaseLost}). */
     public String leaseLost() {
-        return lease == null ? null : lease.lost();
+        return holding.leaseLost();
     }
 
     /**
@@ -576,14 +344,7 @@ public final class DatasetLedger implements AutoCloseable {
      * findable.
      */
     public void jobSubmitting(String flinkRest, String jobId) {
-        if (lock != null) {
-            recordJob(LocalHold.PENDING, flinkRest);
-        }
-        if (lease != null) {
-            // Kafka ledger: the claim names the job's fixed id before the job exists, so a driver
-            // killed during the submission leaves a claim that holds while the job may run.
-            lease.nameJob(flinkRest, jobId);
-        }
+        holding.jobSubmitting(flinkRest, jobId);
     }
 
     /**
@@ -591,44 +352,11 @@ public final class DatasetLedger implements AutoCloseable {
      * so the lock file no longer sends later runs to its JobManager.
      */
     public void jobEnded() {
-        if (lock != null && holder != null) {
-            recordHolder(LocalHold.Holder.embedded(holder.runId(), holder.pid()));
-        }
-    }
-
-    private void recordJob(String jobId, String flinkRest) {
-        if (holder != null) {
-            recordHolder(new LocalHold.Holder(holder.runId(), holder.pid(), jobId, flinkRest));
-        }
-    }
-
-    private void recordHolder(LocalHold.Holder h) {
-        holder = h;
-        try {
-            lock.record(h.format());
-        } catch (IOException e) {
-            // Without its job in the lock file a later run could not see it once this driver is
-            // gone: refuse to go on rather than leave the dataset unheld.
-            throw new UncheckedIOException("cannot record the holder of " + lockFile(), e);
-        }
-    }
-
-    private java.nio.file.Path lockFile() {
-        return cfg.ledgerDir().resolve(cfg.datasetId()).resolve(".lock");
+        holding.jobEnded();
     }
 
     @Override
     public void close() {
-        if (lease != null) {
-            lease.release();
-            lease = null;
-        }
-        if (lock != null) {
-            try {
-                lock.close();
-            } catch (IOException ignored) {
-                // the lock goes with the process anyway
-            }
-        }
+        holding.close();
     }
 }

@@ -173,7 +173,7 @@ public final class RunSession implements AutoCloseable {
                         ? resume.metadata().runId()
                         : fixed != null ? fixed.runId() : newRunId(cfg);
         DatasetLedger local = null;
-        if (cfg.ledgerMode() == JobConfig.LedgerMode.LOCAL) {
+        if (!LedgerStores.of(cfg, null).onRunBroker()) {
             // Before anything starts: a run with no room left exits here.
             local = DatasetLedger.open(cfg, null);
         }
@@ -305,6 +305,7 @@ public final class RunSession implements AutoCloseable {
                 cfg,
                 runId,
                 teacherContext(),
+                datasetLedger.store().sink(),
                 JobIo.kafka(
                         cfg,
                         bootstrap,

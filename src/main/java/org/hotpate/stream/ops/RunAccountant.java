@@ -1,7 +1,6 @@
 package org.hotpate.stream.ops;
 
 import java.io.Serializable;
-import java.nio.file.Path;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -45,10 +44,10 @@ import org.hotpate.protocol.StepId;
  *
  * <p><b>Durable ledger (write-ahead).</b> After every charge the run's curve goes to {@link
  * Tags#BUDGET_LEDGER} (the job writes it to the compacted budget-ledger topic in the same
- * transaction as the releases it covers), or — with a local ledger ({@code ledgerDir}) — to its
- * file in {@link #snapshotState}, before the checkpoint completes, hence before the transaction
- * holding the releases commits. A failed write fails the checkpoint, so nothing it covers is ever
- * committed. Files only grow ({@link BudgetLedgerIo}).
+ * transaction as the releases it covers), or — with a store not on the job's output ({@link
+ * LedgerSink}, the local ledger) — to its file in {@link #snapshotState}, before the checkpoint
+ * completes, hence before the transaction holding the releases commits. A failed write fails the
+ * checkpoint, so nothing it covers is ever committed. Files only grow ({@link BudgetLedgerIo}).
  *
  * <p><b>Fencing.</b> A run whose dataset lease is held in this JVM ({@link LeaseGate}) charges and
  * releases nothing, and completes no checkpoint, once the lease may lapse (issue 39 item 3).
@@ -67,10 +66,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     /**
      * The run's budget terms, the composition of earlier runs on its dataset, the mechanism's
      * worst-case event (what every release is admitted on), whether it is DP, the accounting mode,
-     * the local ledger directory (null: no local writes), the durable ledger account the run
-     * charges (null: its run id; a resumed fork's own account otherwise) and the release made
-     * before the first step (the population prior's, {@link org.hotpate.protocol.PriorPlan}; null:
-     * none).
+     * the run's ledger store ({@link LedgerSink}), the durable ledger account the run charges
+     * (null: its run id; a resumed fork's own account otherwise) and the release made before the
+     * first step (the population prior's, {@link org.hotpate.protocol.PriorPlan}; null: none).
      */
     public record Settings(
             BudgetTerms terms,
@@ -78,7 +76,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             PrivacyEvent worstCase,
             boolean differentiallyPrivate,
             AccountingMode mode,
-            String ledgerDir,
+            LedgerSink ledger,
             String ledgerAccount,
             org.hotpate.protocol.PriorPlan preCharge)
             implements Serializable {
@@ -89,17 +87,9 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                 PrivacyEvent worstCase,
                 boolean differentiallyPrivate,
                 AccountingMode mode,
-                String ledgerDir,
+                LedgerSink ledger,
                 String ledgerAccount) {
-            this(
-                    terms,
-                    prior,
-                    worstCase,
-                    differentiallyPrivate,
-                    mode,
-                    ledgerDir,
-                    ledgerAccount,
-                    null);
+            this(terms, prior, worstCase, differentiallyPrivate, mode, ledger, ledgerAccount, null);
         }
 
         public Settings(
@@ -108,8 +98,8 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                 PrivacyEvent worstCase,
                 boolean differentiallyPrivate,
                 AccountingMode mode,
-                String ledgerDir) {
-            this(terms, prior, worstCase, differentiallyPrivate, mode, ledgerDir, null, null);
+                LedgerSink ledger) {
+            this(terms, prior, worstCase, differentiallyPrivate, mode, ledger, null, null);
         }
 
         /** The durable ledger account of run {@code runId}. */
@@ -144,8 +134,8 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
         // The checkpoint's transaction carries every release since the last one: none may commit
         // once the run's dataset lease may lapse (issue 39 item 3).
         LeaseGate.check(budgetKey);
-        String dir = settings.ledgerDir();
-        unsaved.flush(dir == null ? null : r -> BudgetLedgerIo.writeLocal(Path.of(dir), r));
+        LedgerSink ledger = settings.ledger();
+        unsaved.flush(ledger.onJobOutput() ? null : ledger::writeRun);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package org.hotpate.stream.ops;
 
 import java.io.Serializable;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,7 +17,6 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
-import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.model.GenerationStep;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.model.Rejected;
@@ -60,9 +58,10 @@ public final class VoteOperator
     /**
      * The dead-letter topic, step deadline and retention, the run's accounting mode, the dataset,
      * each teacher's charges on it before this run (the durable entry's charges + pending), the
-     * local ledger directory (null: the Kafka ledger, through {@link Tags#TEACHER_LEDGER}), each
-     * teacher's durable entry version before this run, and the durable ids of the teachers (a
-     * records run's user pseudonyms; the maps above are keyed by the run's teacher ids).
+     * run's ledger store ({@link LedgerSink}: the Kafka ledger through {@link Tags#TEACHER_LEDGER},
+     * or written at each checkpoint), each teacher's durable entry version before this run, and the
+     * durable ids of the teachers (a records run's user pseudonyms; the maps above are keyed by the
+     * run's teacher ids).
      */
     public record Settings(
             String topic,
@@ -71,7 +70,7 @@ public final class VoteOperator
             AccountingMode mode,
             String dataset,
             Map<Long, Long> priorCharges,
-            String ledgerDir,
+            LedgerSink ledger,
             Map<Long, Long> priorVersions,
             TeacherIds teacherIds)
             implements Serializable {
@@ -89,7 +88,7 @@ public final class VoteOperator
                 AccountingMode mode,
                 String dataset,
                 Map<Long, Long> priorCharges,
-                String ledgerDir) {
+                LedgerSink ledger) {
             this(
                     topic,
                     stepDeadlineMs,
@@ -97,7 +96,7 @@ public final class VoteOperator
                     mode,
                     dataset,
                     priorCharges,
-                    ledgerDir,
+                    ledger,
                     Map.of(),
                     TeacherIds.IDENTITY);
         }
@@ -140,8 +139,8 @@ public final class VoteOperator
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-        String dir = settings.ledgerDir();
-        spending.flush(dir == null ? null : t -> BudgetLedgerIo.writeTeacherLocal(Path.of(dir), t));
+        LedgerSink ledger = settings.ledger();
+        spending.flush(ledger.onJobOutput() ? null : ledger::writeTeacher);
     }
 
     @Override
@@ -285,7 +284,7 @@ public final class VoteOperator
                                     accounts.nextVersion(teacher),
                                     step.runId(),
                                     now);
-            if (settings.ledgerDir() == null) {
+            if (settings.ledger().onJobOutput()) {
                 ctx.output(Tags.TEACHER_LEDGER, spend); // same transaction as the vote/release
             } else {
                 spending.put(teacher, spend); // written in snapshotState, before the commit

@@ -56,7 +56,12 @@ class RunAccountantTest {
     private static RunAccountant.Settings settings(
             BudgetTerms b, DatasetPrior prior, String dir, PrivacyEvent worst) {
         return new RunAccountant.Settings(
-                b, prior, worst, true, new AccountingMode.EnsembleOnly(), dir);
+                b,
+                prior,
+                worst,
+                true,
+                new AccountingMode.EnsembleOnly(),
+                dir == null ? LedgerSink.JOB_OUTPUT : LedgerSink.local(dir));
     }
 
     private void open(RunAccountant.Settings s) throws Exception {
@@ -377,7 +382,7 @@ class RunAccountantTest {
                         new PrivacyEvent.NoOp(),
                         false,
                         new AccountingMode.EnsembleOnly(),
-                        null));
+                        LedgerSink.JOB_OUTPUT));
         for (int i = 0; i < 5; i++) {
             h.processElement(candidate(i, 7, new PrivacyEvent.NoOp()), 0);
         }
@@ -436,7 +441,7 @@ class RunAccountantTest {
                         new PrivacyEvent.PureDp(0.5),
                         true,
                         schemeAMode(),
-                        null));
+                        LedgerSink.JOB_OUTPUT));
         h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // BETWEEN: both charged
         h.processElement(schemeA(1, new long[] {2}, false), 0); // ABOVE/BELOW: resolved only
         h.processElement(schemeA(0, new long[] {1, 4}, true), 0); // replayed: DUPLICATE_RELEASE

@@ -62,7 +62,7 @@ class VoteOperatorIndividualTest {
                         new AccountingMode.ChargeAtVote(acc),
                         "ds",
                         prior,
-                        ledgerDir));
+                        ledgerDir == null ? LedgerSink.JOB_OUTPUT : LedgerSink.local(ledgerDir)));
     }
 
     private void open(VoteOperator op, OperatorSubtaskState restore) throws Exception {

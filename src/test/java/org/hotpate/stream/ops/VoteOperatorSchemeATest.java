@@ -60,7 +60,9 @@ class VoteOperatorSchemeATest {
                         new AccountingMode.ChargeOnOutcome(acc),
                         "ds",
                         Map.of(),
-                        ledgerDir == null ? null : ledgerDir.toString()));
+                        ledgerDir == null
+                                ? LedgerSink.JOB_OUTPUT
+                                : LedgerSink.local(ledgerDir.toString())));
     }
 
     @TempDir Path tmp;
@@ -303,7 +305,7 @@ class VoteOperatorSchemeATest {
                                 new AccountingMode.ChargeOnOutcome(acc),
                                 "ds",
                                 Map.of(),
-                                null,
+                                LedgerSink.JOB_OUTPUT,
                                 Map.of(),
                                 ids)),
                 null);

@@ -34,7 +34,7 @@ class VoteOperatorTest {
                                 : new AccountingMode.EnsembleOnly(),
                         "ds",
                         Map.of(),
-                        null));
+                        LedgerSink.JOB_OUTPUT));
     }
 
     private void open(int voteCap) throws Exception {
