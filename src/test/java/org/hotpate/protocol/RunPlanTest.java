@@ -60,16 +60,29 @@ class RunPlanTest {
     void perTeacherAccountingGoesWithAPerTeacherSchemeOnly() {
         RunPlan.Choice gnmax =
                 RunPlan.Choice.of(new ConfiguredMechanism("gnmax", Map.of("sigma", 30.0)), null);
-        RunPlan ensemble = new RunPlan(gnmax, TERMS, new AccountingMode.EnsembleOnly(), STEP, null);
+        RunPlan ensemble =
+                new RunPlan(
+                        gnmax,
+                        new BudgetPlan(TERMS, STEP),
+                        new AccountingMode.EnsembleOnly(),
+                        null);
         assertThat(ensemble.perTeacherPlan()).isNull();
         assertThat(ensemble.isPrivate()).isTrue();
-        assertThatThrownBy(() -> new RunPlan(gnmax, TERMS, CHARGE_AT_VOTE, STEP, null))
+        assertThatThrownBy(
+                        () -> new RunPlan(gnmax, new BudgetPlan(TERMS, STEP), CHARGE_AT_VOTE, null))
                 .hasMessageContaining("per-teacher");
         RunPlan.Choice b = RunPlan.Choice.of(new ConfiguredMechanism("scheme-b", Map.of()), B_PLAN);
-        assertThat(new RunPlan(b, TERMS, CHARGE_AT_VOTE, STEP, null).perTeacherPlan())
+        assertThat(
+                        new RunPlan(b, new BudgetPlan(TERMS, STEP), CHARGE_AT_VOTE, null)
+                                .perTeacherPlan())
                 .isSameAs(B_PLAN);
         assertThatThrownBy(
-                        () -> new RunPlan(b, TERMS, new AccountingMode.EnsembleOnly(), STEP, null))
+                        () ->
+                                new RunPlan(
+                                        b,
+                                        new BudgetPlan(TERMS, STEP),
+                                        new AccountingMode.EnsembleOnly(),
+                                        null))
                 .hasMessageContaining("per-teacher");
     }
 }

@@ -242,7 +242,7 @@ final class RunFollower {
                 n,
                 tokens,
                 100 * failRate,
-                cfg.isPrivate()
+                cfg.plan().isPrivate()
                         ? "ε "
                                 + Decimals.up(outcome.epsilon(), 3) // never below the charge
                                 + "/"
@@ -281,7 +281,7 @@ final class RunFollower {
         }
         double bySequences = eta(done, n, (now - firstResultMs) / 1000.0, 0, 0, Double.NaN);
         double byBudget =
-                epsilonAnchorMs == 0 || !cfg.isPrivate()
+                epsilonAnchorMs == 0 || !cfg.plan().isPrivate()
                         ? Double.POSITIVE_INFINITY
                         : eta(
                                 0,
