@@ -85,4 +85,33 @@ class RunPlanTest {
                                         null))
                 .hasMessageContaining("per-teacher");
     }
+
+    @Test
+    void theBudgetPlanPlansTheRunFilterOnceAndAgainAfterDeserialisation() throws Exception {
+        BudgetPlan plan = new BudgetPlan(TERMS, STEP);
+        var first = plan.runConfig();
+        assertThat(plan.runConfig()).isSameAs(first); // planned once, then the same object
+        assertThat(first)
+                .isEqualTo(
+                        org.hotpate.core.accounting.EnsembleBudgetFilter.Config.plan(
+                                new org.hotpate.core.privacy.PrivacyBudget(4.0, 1e-6), STEP));
+        var bytes = new java.io.ByteArrayOutputStream();
+        try (var out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(plan);
+        }
+        BudgetPlan copy;
+        try (var in =
+                new java.io.ObjectInputStream(
+                        new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (BudgetPlan) in.readObject();
+        }
+        assertThat(copy).isEqualTo(plan);
+        assertThat(copy.runConfig()).isEqualTo(first);
+        assertThat(new BudgetPlan(TERMS, new PrivacyEvent.NotPrivate("targmax")).runConfig())
+                .isNull();
+        assertThat(
+                        new BudgetPlan(new BudgetTerms(Double.POSITIVE_INFINITY, 1e-6, 8.0), STEP)
+                                .runConfig())
+                .isNull();
+    }
 }
