@@ -191,7 +191,7 @@ public final class PrivacyEfficiency {
         }
         AggregationMechanism m =
                 provider.create(mechanism, best.params, vocabularySize, draws.teachers());
-        PrivacyEvent worst = worstCase(mechanism, best);
+        PrivacyEvent worst = m.worstCaseEvent(); // what the job's filter admits on, too
         EnsembleBudgetFilter filter =
                 EnsembleBudgetFilter.create(EnsembleBudgetFilter.Config.plan(budget, worst));
         long steps = 0;
@@ -445,18 +445,5 @@ public final class PrivacyEfficiency {
 
     private PrivacyEvent confident(double s1, double t, double s2, boolean answered) {
         return new PrivacyEvent.ConfidentGnmax(s1, t, s2, answered);
-    }
-
-    /** The costliest event one step of this mechanism can produce (for the budget filter). */
-    private static PrivacyEvent worstCase(String mechanism, Tuned t) {
-        Map<String, Double> p = t.params();
-        return switch (mechanism) {
-            case MechanismRegistry.GNMAX -> new PrivacyEvent.Gnmax(p.get("sigma"));
-            case MechanismRegistry.LNMAX -> new PrivacyEvent.Lnmax(p.get("scale"));
-            case MechanismRegistry.CONFIDENT_GNMAX, MechanismRegistry.HOT_PATE ->
-                    new PrivacyEvent.ConfidentGnmax(
-                            p.get("sigma1"), t.threshold(), p.get("sigma2"), true);
-            default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);
-        };
     }
 }

@@ -34,4 +34,22 @@ public record BudgetTerms(double epsilon, double delta, double datasetEpsilon)
     public boolean datasetCapped() {
         return Double.isFinite(datasetEpsilon);
     }
+
+    /**
+     * Whether the dataset {@code p} has a cap: this run asks for one, or an earlier run fixed one
+     * (its plan). A cap, once planned, binds every later run — one with {@code
+     * budget.dataset-epsilon: .inf} included — or any run could lift it.
+     */
+    public boolean datasetCapped(DatasetPrior p) {
+        return datasetCapped() || p.hasPlan();
+    }
+
+    /**
+     * Whether this run would plan the dataset's cap after the dataset was already used without one
+     * (issue 23): the order and the cap would be chosen after earlier runs' outputs were seen, so
+     * the cap would not be a guarantee. A dataset's cap is planned at its first run or never.
+     */
+    public boolean capPlannedAfterUse(DatasetPrior p) {
+        return datasetCapped() && !p.hasPlan() && p.runs() > 0 && !p.nonPrivate();
+    }
 }

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.MechanismRegistry;
-import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.util.Decimals;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.TeacherSpend;
@@ -349,26 +348,15 @@ public final class DatasetAdmission {
     /**
      * Refuses ({@link Reason#NO_ROOM}, naming the dataset) a run {@code prior} leaves no room for:
      * the earlier runs composed with this run spending its whole budget on worst-case releases
-     * ({@code worst}) would pass the dataset's cap ({@link RunBudget#hasRoom}); and ({@link
-     * Reason#CAP_AFTER_USE}) a cap asked for after uncapped runs.
+     * would pass the dataset's cap ({@link BudgetPlan#hasRoom}); and ({@link Reason#CAP_AFTER_USE})
+     * a cap asked for after uncapped runs. With the population prior {@code priorPlan} (null:
+     * none), the prior's RDP and its δ term count, so a prior the dataset cannot hold is refused
+     * before it is drawn.
      */
     public static void requireRoom(
-            String dataset, DatasetPrior prior, BudgetTerms terms, PrivacyEvent worst) {
-        requireRoom(dataset, prior, terms, worst, null);
-    }
-
-    /**
-     * {@link #requireRoom(String, DatasetPrior, BudgetTerms, PrivacyEvent)} for a run that first
-     * releases the population prior {@code priorPlan} (null: none): the prior's RDP and its δ term
-     * count, so a prior the dataset cannot hold is refused before it is drawn.
-     */
-    public static void requireRoom(
-            String dataset,
-            DatasetPrior prior,
-            BudgetTerms terms,
-            PrivacyEvent worst,
-            PriorPlan priorPlan) {
-        if (RunBudget.capPlannedAfterUse(prior, terms)) {
+            String dataset, DatasetPrior prior, BudgetPlan budget, PriorPlan priorPlan) {
+        BudgetTerms terms = budget.terms();
+        if (terms.capPlannedAfterUse(prior)) {
             throw new Refused(
                     Reason.CAP_AFTER_USE,
                     "dataset '"
@@ -385,11 +373,10 @@ public final class DatasetAdmission {
                             + dataset
                             + ")");
         }
-        if (!RunBudget.datasetCapped(prior, terms)
-                || RunBudget.hasRoom(prior, terms, worst, priorPlan)) {
+        if (!terms.datasetCapped(prior) || budget.hasRoom(prior, priorPlan)) {
             return;
         }
-        EnsembleBudgetFilter.Config runOrder = RunBudget.runConfig(terms, worst);
+        EnsembleBudgetFilter.Config runOrder = budget.runConfig();
         double delta = terms.delta();
         throw new Refused(
                 Reason.NO_ROOM,
@@ -413,17 +400,13 @@ public final class DatasetAdmission {
                                                                 java.util.Locale.ROOT,
                                                                 "%.3g",
                                                                 priorPlan
-                                                                        .charge(terms, worst, prior)
+                                                                        .charge(budget, prior)
                                                                         .coupling())
                                                         + " must fit the dataset's delta share)",
-                                        Decimals.up(
-                                                RunBudget.epsilonWithFullRun(
-                                                        prior, terms, worst, priorPlan),
-                                                4),
+                                        Decimals.up(budget.epsilonWithFullRun(prior, priorPlan), 4),
                                         Math.min(
                                                 terms.datasetEpsilon(),
-                                                RunBudget.enforcedDatasetEpsilon(
-                                                        prior, terms, worst))))
+                                                budget.enforcedDatasetEpsilon(prior))))
                         + " (see ./hotpate ledger show --dataset "
                         + dataset
                         + ")");

@@ -11,13 +11,13 @@ import org.hotpate.core.privacy.PrivacyEvent;
 /**
  * The population prior a records run releases before its first step ({@code teacher.prior:
  * dp-ngram}): a DP n-gram table ({@link DpNgramExtraction}) that every teacher then backs off to.
- * Planned from public inputs only — the run's budget terms and the mechanism's worst case fix the
- * run filter's order α and its Rényi budget B (as if there were no prior); the prior spends {@code
- * share}·B at α (σ² = α·length·k / (share·B)) and a δ term of at most δ/20 (its threshold ρ is the
- * smallest that keeps it so). The run's filter charges the prior's event before anything else
- * ({@link RunBudget}), so the run's (ε, δ) covers the prior and every release after it: adaptive
- * composition in one Rényi filter (Feldman &amp; Zrnic 2021, Thm 3.1, the filter the run already
- * keeps), plus the δ term (docs/proofs/dp-ngram-prior.md).
+ * Planned from public inputs only — the run's {@link BudgetPlan} (its terms and the mechanism's
+ * worst case) fixes the run filter's order α and its Rényi budget B (as if there were no prior);
+ * the prior spends {@code share}·B at α (σ² = α·length·k / (share·B)) and a δ term of at most δ/20
+ * (its threshold ρ is the smallest that keeps it so). The run's filter charges the prior's event
+ * before anything else ({@link RunBudget}), so the run's (ε, δ) covers the prior and every release
+ * after it: adaptive composition in one Rényi filter (Feldman &amp; Zrnic 2021, Thm 3.1, the filter
+ * the run already keeps), plus the δ term (docs/proofs/dp-ngram-prior.md).
  *
  * @param length the longest n-gram (the teachers' order)
  * @param perUser k, the distinct n-grams of each length a user contributes
@@ -37,8 +37,8 @@ public record PriorPlan(int length, int perUser, double share) implements Serial
     }
 
     /** The extraction this run releases on a dataset no capped run planned ({@link #claim}). */
-    public DpNgramExtraction extraction(BudgetTerms terms, PrivacyEvent worst) {
-        return extraction(terms, worst, null);
+    public DpNgramExtraction extraction(BudgetPlan budget) {
+        return extraction(budget, null);
     }
 
     /**
@@ -46,9 +46,9 @@ public record PriorPlan(int length, int perUser, double share) implements Serial
      * term at the claim's ε ({@link #claim}) at or below δ/20. {@code dataset}: the earlier runs
      * (their plan fixes the dataset's cap); null: none.
      */
-    public DpNgramExtraction extraction(
-            BudgetTerms terms, PrivacyEvent worst, DatasetPrior dataset) {
-        EnsembleBudgetFilter.Config c = RunBudget.runConfig(terms, worst);
+    public DpNgramExtraction extraction(BudgetPlan budget, DatasetPrior dataset) {
+        BudgetTerms terms = budget.terms();
+        EnsembleBudgetFilter.Config c = budget.runConfig();
         checkState(
                 c != null, "a population prior needs a finite budget.epsilon and a DP mechanism");
         return DpNgramExtraction.plan(
@@ -76,17 +76,17 @@ public record PriorPlan(int length, int perUser, double share) implements Serial
     }
 
     /** What the release costs on a dataset no capped run planned ({@link #charge}). */
-    public PrivacyEvent event(BudgetTerms terms, PrivacyEvent worst) {
-        return charge(terms, worst, null).event();
+    public PrivacyEvent event(BudgetPlan budget) {
+        return charge(budget, null).event();
     }
 
     /**
      * What the release costs: the run filter (and the dataset's, with a cap) charges {@link
      * Charge#event()} first; the ledger records {@link Charge#slack()} (η) beside the RDP.
      */
-    public Charge charge(BudgetTerms terms, PrivacyEvent worst, DatasetPrior dataset) {
-        DpNgramExtraction x = extraction(terms, worst, dataset);
-        double e = claim(terms, dataset);
+    public Charge charge(BudgetPlan budget, DatasetPrior dataset) {
+        DpNgramExtraction x = extraction(budget, dataset);
+        double e = claim(budget.terms(), dataset);
         return new Charge(
                 x.event(e),
                 x.thresholdSlack(),

@@ -292,7 +292,7 @@ public final class HotPateJob {
                                                     cfg.ensemble().teachers(),
                                                     cfg.minTeachers(),
                                                     retention,
-                                                    cfg.mechanism(),
+                                                    cfg.plan().mechanism(),
                                                     mode,
                                                     run.noiseSecret(),
                                                     run.ledgerAccount(),
@@ -314,10 +314,9 @@ public final class HotPateJob {
                             .process(
                                     new RunAccountant(
                                             new RunAccountant.Settings(
-                                                    cfg.budget().terms(),
+                                                    cfg.plan().budget(),
                                                     run.prior(),
-                                                    cfg.plan().worstCase(),
-                                                    cfg.isPrivate(),
+                                                    cfg.plan().isPrivate(),
                                                     mode,
                                                     ledger,
                                                     run.ledgerAccount(),

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -31,12 +32,12 @@ class LedgerCommandTest {
     void showsEveryRunAndTheirComposition() throws Exception {
         BudgetTerms b = new BudgetTerms(2.0, 1e-6, 3.0);
         PrivacyEvent e = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
-        RunBudget first = RunBudget.start(b, DatasetPrior.empty("D"), e);
+        RunBudget first = new BudgetPlan(b, e).start(DatasetPrior.empty("D"));
         for (int i = 0; i < 10; i++) {
             assertThat(first.admit(e)).isTrue();
         }
         BudgetLedgerIo.writeLocal(dir, first.record("run-a", true, "gnmax", 10, 1));
-        RunBudget second = RunBudget.start(b, DatasetPrior.empty("D"), e);
+        RunBudget second = new BudgetPlan(b, e).start(DatasetPrior.empty("D"));
         for (int i = 0; i < 5; i++) {
             assertThat(second.admit(e)).isTrue();
         }
@@ -80,7 +81,7 @@ class LedgerCommandTest {
     void marksTheRunHoldingEachDataset() throws Exception {
         BudgetTerms b = new BudgetTerms(2.0, 1e-6, 3.0);
         PrivacyEvent e = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
-        RunBudget run = RunBudget.start(b, DatasetPrior.empty("D"), e);
+        RunBudget run = new BudgetPlan(b, e).start(DatasetPrior.empty("D"));
         assertThat(run.admit(e)).isTrue();
         BudgetLedgerIo.writeLocal(dir, run.record("run-a", true, "gnmax", 1, 1));
         java.nio.file.Files.writeString(

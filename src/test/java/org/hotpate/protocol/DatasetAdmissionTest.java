@@ -31,10 +31,8 @@ class DatasetAdmissionTest {
 
     private static BudgetRecord entry(String account, long releases) {
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty("D"),
-                        E);
+                new BudgetPlan(new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY), E)
+                        .start(DatasetPrior.empty("D"));
         for (int i = 0; i < releases; i++) {
             b.admit(E);
         }
@@ -172,17 +170,20 @@ class DatasetAdmissionTest {
     @Test
     void aRunWithoutRoomIsRefused() {
         BudgetTerms capped = new BudgetTerms(2.0, 1e-6, 2.5);
-        RunBudget b = RunBudget.start(capped, DatasetPrior.empty("D"), E);
+        RunBudget b = new BudgetPlan(capped, E).start(DatasetPrior.empty("D"));
         while (b.admit(E)) {
             // spend the run's whole budget
         }
         DatasetPrior prior =
                 DatasetPrior.compose("D", List.of(b.record("a", true, "gnmax", 1, 1)), null);
-        assertThatThrownBy(() -> DatasetAdmission.requireRoom("D", prior, capped, E))
+        assertThatThrownBy(
+                        () ->
+                                DatasetAdmission.requireRoom(
+                                        "D", prior, new BudgetPlan(capped, E), null))
                 .isInstanceOf(Refused.class)
                 .hasMessageContaining("dataset 'D' has no room for this run")
                 .extracting(e -> ((Refused) e).reason())
                 .isEqualTo(Reason.NO_ROOM);
-        DatasetAdmission.requireRoom("D", DatasetPrior.empty("D"), capped, E);
+        DatasetAdmission.requireRoom("D", DatasetPrior.empty("D"), new BudgetPlan(capped, E), null);
     }
 }

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 class DatasetPriorTest {
     private static BudgetRecord entry(String dataset, String runId) {
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty(dataset),
-                        new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+                new BudgetPlan(
+                                new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)))
+                        .start(DatasetPrior.empty(dataset));
         return b.record(runId, true, "gnmax", 0, 0);
     }
 

@@ -27,7 +27,7 @@ class PriorAccountingTest {
     /** One run spending its whole budget on worst-case steps, after its prior (null: none). */
     private static BudgetRecord fullRun(
             BudgetTerms terms, DatasetPrior before, PriorPlan prior, String runId) {
-        RunBudget b = RunBudget.start(terms, before, STEP, prior);
+        RunBudget b = new BudgetPlan(terms, STEP).start(before, prior);
         int n = 0;
         while (b.admit(STEP)) {
             n++;
@@ -48,16 +48,19 @@ class PriorAccountingTest {
         BudgetRecord first = fullRun(capped, DatasetPrior.empty("d"), null, "run-1");
         DatasetPrior planned = DatasetPrior.compose("d", List.of(first), "run-2");
         assertThat(planned.plan()).hasSize(5);
-        assertThat(RunBudget.hasRoom(planned, TWO, STEP))
+        assertThat(new BudgetPlan(TWO, STEP).hasRoom(planned, null))
                 .as("the same run without a prior")
                 .isTrue();
-        assertThat(RunBudget.hasRoom(planned, TWO, STEP, PRIOR)).isFalse();
-        assertThatThrownBy(() -> DatasetAdmission.requireRoom("d", planned, TWO, STEP, PRIOR))
+        assertThat(new BudgetPlan(TWO, STEP).hasRoom(planned, PRIOR)).isFalse();
+        assertThatThrownBy(
+                        () ->
+                                DatasetAdmission.requireRoom(
+                                        "d", planned, new BudgetPlan(TWO, STEP), PRIOR))
                 .isInstanceOf(DatasetAdmission.Refused.class)
                 .hasMessageContaining("population prior")
                 .hasMessageContaining("delta share");
         // and the admission agrees with the filters: this prior cannot be charged at all
-        assertThatThrownBy(() -> RunBudget.start(TWO, planned, STEP, PRIOR))
+        assertThatThrownBy(() -> new BudgetPlan(TWO, STEP).start(planned, PRIOR))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -71,22 +74,23 @@ class PriorAccountingTest {
         PrivacyEvent withDelta =
                 new PrivacyEvent.Composed(List.of(STEP, new PrivacyEvent.ApproximateDp(0, 3e-8)));
         BudgetTerms capped = new BudgetTerms(2.0, 1e-6, 8.0);
-        RunBudget firstRun = RunBudget.start(capped, DatasetPrior.empty("d"), withDelta);
+        RunBudget firstRun = new BudgetPlan(capped, withDelta).start(DatasetPrior.empty("d"));
         firstRun.admit(withDelta);
         BudgetRecord first = firstRun.record("run-1", true, "x", 1, 1);
         DatasetPrior planned = DatasetPrior.compose("d", List.of(first), "run-2");
-        PriorPlan.Charge c = PRIOR.charge(TWO, withDelta, planned);
+        PriorPlan.Charge c = PRIOR.charge(new BudgetPlan(TWO, withDelta), planned);
         assertThat(PriorPlan.claim(TWO, planned))
                 .as("the δ term at the dataset's cap")
                 .isEqualTo(8);
         assertThat(c.coupling())
                 .isEqualTo(DpNgramExtraction.couplingDelta(8, c.slack()))
                 .isLessThanOrEqualTo(TWO.delta() * PriorPlan.DELTA_SHARE);
-        assertThat(RunBudget.epsilonWithFullRun(planned, TWO, withDelta, PRIOR))
-                .isGreaterThan(RunBudget.epsilonWithFullRun(planned, TWO, withDelta) - 0.5)
+        assertThat(new BudgetPlan(TWO, withDelta).epsilonWithFullRun(planned, PRIOR))
+                .isGreaterThan(
+                        new BudgetPlan(TWO, withDelta).epsilonWithFullRun(planned, null) - 0.5)
                 .isLessThanOrEqualTo(8);
-        assertThat(RunBudget.hasRoom(planned, TWO, withDelta, PRIOR)).isTrue();
-        RunBudget second = RunBudget.start(TWO, planned, withDelta, PRIOR);
+        assertThat(new BudgetPlan(TWO, withDelta).hasRoom(planned, PRIOR)).isTrue();
+        RunBudget second = new BudgetPlan(TWO, withDelta).start(planned, PRIOR);
         BudgetRecord r = second.record("run-2", true, "x", 0, 2);
         assertThat(r.priorSlack()).isEqualTo(c.slack());
         DatasetPrior both = DatasetPrior.compose("d", List.of(first, r), null);
@@ -109,13 +113,13 @@ class PriorAccountingTest {
     @Test
     void fourRunsWithPriorsReportADatasetEpsilonTheCouplingCovers() {
         List<BudgetRecord> ledger = new ArrayList<>();
-        EnsembleBudgetFilter.Config order = RunBudget.runConfig(TWO, STEP);
+        EnsembleBudgetFilter.Config order = new BudgetPlan(TWO, STEP).runConfig();
         double previous = 0;
         int finite = 0;
         for (int run = 1; run <= 4; run++) {
             DatasetPrior before = DatasetPrior.compose("d", ledger, null);
             BudgetRecord r = fullRun(TWO, before, PRIOR, "run-" + run);
-            DpNgramExtraction x = PRIOR.extraction(TWO, STEP, before);
+            DpNgramExtraction x = PRIOR.extraction(new BudgetPlan(TWO, STEP), before);
             assertThat(r.priorSlack()).isEqualTo(x.thresholdSlack()).isPositive();
             assertThat(r.approxDelta())
                     .as("the δ term is not in Σδ: the dataset composes it")
@@ -147,7 +151,7 @@ class PriorAccountingTest {
         assertThat(finite).as("the first runs' dataset ε is finite").isGreaterThanOrEqualTo(2);
         // the run's own view of the dataset agrees with the ledger's
         DatasetPrior three = DatasetPrior.compose("d", ledger.subList(0, 2), null);
-        RunBudget third = RunBudget.start(TWO, three, STEP, PRIOR);
+        RunBudget third = new BudgetPlan(TWO, STEP).start(three, PRIOR);
         while (third.admit(STEP)) {
             // spend it
         }
@@ -187,7 +191,7 @@ class PriorAccountingTest {
             ledger.add(fullRun(TWO, DatasetPrior.compose("d", ledger, null), null, "run-" + run));
         }
         DatasetPrior all = DatasetPrior.compose("d", ledger, null);
-        EnsembleBudgetFilter.Config order = RunBudget.runConfig(TWO, STEP);
+        EnsembleBudgetFilter.Config order = new BudgetPlan(TWO, STEP).runConfig();
         assertThat(all.priorSlack()).isZero();
         assertThat(all.epsilon(TWO.delta(), order))
                 .isEqualTo(order.epsilonAt(all.rdp()[order.orderIndex()]));

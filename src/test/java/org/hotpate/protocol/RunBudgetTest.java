@@ -17,7 +17,7 @@ class RunBudgetTest {
 
     @Test
     void admitsUntilTheWorstCaseNoLongerFits_thenRefusesWithoutChanging() {
-        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        RunBudget b = new BudgetPlan(TWO, STEP).start(DatasetPrior.empty("d"));
         int admitted = 0;
         while (b.admit(STEP)) {
             admitted++;
@@ -30,14 +30,15 @@ class RunBudgetTest {
                 .isFalse();
         assertThat(b.snapshot()).isEqualTo(before);
         assertThat(b.releases()).isEqualTo(admitted);
-        RunBudget restored = RunBudget.restore(TWO, DatasetPrior.empty("d"), STEP, before);
+        RunBudget restored =
+                new BudgetPlan(TWO, STEP).restore(DatasetPrior.empty("d"), null, before);
         assertThat(restored.runEpsilon()).isEqualTo(b.runEpsilon());
         assertThat(restored.canAfford()).isFalse();
     }
 
     @Test
     void onceExhaustedARunChargesNothing_evenACheapRelease() {
-        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        RunBudget b = new BudgetPlan(TWO, STEP).start(DatasetPrior.empty("d"));
         Admission a = Admission.decide(b, true, new PrivacyEvent.NoOp(), true);
         assertThat(a.charged()).isFalse();
         assertThat(b.releases()).isZero();
@@ -53,7 +54,7 @@ class RunBudgetTest {
 
     @Test
     void aChargedReleaseIsPublishedWithItsTokenOrBottom() {
-        RunBudget b = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        RunBudget b = new BudgetPlan(TWO, STEP).start(DatasetPrior.empty("d"));
         Admission a = Admission.decide(b, false, STEP, true);
         assertThat(a.charged()).isTrue();
         assertThat(a.outcome(5)).isEqualTo(Outcome.TOKEN);
@@ -65,13 +66,14 @@ class RunBudgetTest {
     @Test
     void aNonPrivateReleaseIsRefusedUnderAnyFiniteBudget_andCountedWithoutOne() {
         PrivacyEvent np = new PrivacyEvent.NotPrivate("targmax");
-        assertThat(RunBudget.start(TWO, DatasetPrior.empty("d"), np).admit(np)).isFalse();
+        assertThat(new BudgetPlan(TWO, np).start(DatasetPrior.empty("d")).admit(np)).isFalse();
         assertThat(
-                        RunBudget.start(new BudgetTerms(INF, 1e-6, 3), DatasetPrior.empty("d"), np)
+                        new BudgetPlan(new BudgetTerms(INF, 1e-6, 3), np)
+                                .start(DatasetPrior.empty("d"))
                                 .admit(np))
                 .isFalse();
         RunBudget free =
-                RunBudget.start(new BudgetTerms(INF, 1e-6, INF), DatasetPrior.empty("d"), np);
+                new BudgetPlan(new BudgetTerms(INF, 1e-6, INF), np).start(DatasetPrior.empty("d"));
         assertThat(free.admit(np)).isTrue();
         Admission a = Admission.decide(free, false, np, false);
         assertThat(a.runEpsilon()).isInfinite();
@@ -82,7 +84,7 @@ class RunBudgetTest {
     @Test
     void theDatasetComposesItsRunsAndRefusesARunWithoutRoom() {
         BudgetTerms terms = new BudgetTerms(2.0, 1e-6, 2.5);
-        RunBudget first = RunBudget.start(terms, DatasetPrior.empty("d"), STEP);
+        RunBudget first = new BudgetPlan(terms, STEP).start(DatasetPrior.empty("d"));
         while (first.admit(STEP)) {
             // spend the run's whole budget
         }
@@ -93,11 +95,11 @@ class RunBudgetTest {
         assertThat(DatasetPrior.compose("d", List.of(run1), "run-1").runs())
                 .as("a redeployed run does not count its own curve twice")
                 .isZero();
-        assertThat(RunBudget.hasRoom(prior, terms, STEP)).isFalse();
-        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(2.0, 1e-6, INF), STEP))
+        assertThat(new BudgetPlan(terms, STEP).hasRoom(prior, null)).isFalse();
+        assertThat(new BudgetPlan(new BudgetTerms(2.0, 1e-6, INF), STEP).hasRoom(prior, null))
                 .as("budget.dataset-epsilon: .inf does not lift the cap run 1 planned")
                 .isFalse();
-        RunBudget second = RunBudget.start(terms, prior, STEP);
+        RunBudget second = new BudgetPlan(terms, STEP).start(prior);
         while (second.admit(STEP)) {
             assertThat(second.datasetEpsilon()).isLessThanOrEqualTo(2.5);
         }
@@ -107,8 +109,8 @@ class RunBudgetTest {
     @Test
     void theEnforcedDatasetCapIsThePlanOfTheFirstUse_notALaterRunsRequest() {
         BudgetTerms first = new BudgetTerms(2.0, 1e-6, 2.5);
-        RunBudget run1 = RunBudget.start(first, DatasetPrior.empty("d"), STEP);
-        assertThat(RunBudget.enforcedDatasetEpsilon(DatasetPrior.empty("d"), first, STEP))
+        RunBudget run1 = new BudgetPlan(first, STEP).start(DatasetPrior.empty("d"));
+        assertThat(new BudgetPlan(first, STEP).enforcedDatasetEpsilon(DatasetPrior.empty("d")))
                 .as("a dataset's first use plans the requested cap")
                 .isEqualTo(2.5);
         while (run1.admit(STEP)) {
@@ -118,18 +120,20 @@ class RunBudgetTest {
                 DatasetPrior.compose(
                         "d", List.of(run1.record("run-1", true, "gnmax", 1, 1)), "run-2");
         BudgetTerms later = new BudgetTerms(2.0, 1e-6, 5.0);
-        assertThat(RunBudget.enforcedDatasetEpsilon(prior, later, STEP))
+        assertThat(new BudgetPlan(later, STEP).enforcedDatasetEpsilon(prior))
                 .as("the plan fixed at the first use, not the later budget.dataset-epsilon")
                 .isEqualTo(2.5);
-        assertThat(RunBudget.epsilonWithFullRun(prior, later, STEP)).isBetween(2.5, 5.0);
-        assertThat(RunBudget.hasRoom(prior, later, STEP))
+        assertThat(new BudgetPlan(later, STEP).epsilonWithFullRun(prior, null)).isBetween(2.5, 5.0);
+        assertThat(new BudgetPlan(later, STEP).hasRoom(prior, null))
                 .as("admission compares with the enforced cap, which a full run would pass")
                 .isFalse();
-        RunBudget run2 = RunBudget.start(later, prior, STEP);
+        RunBudget run2 = new BudgetPlan(later, STEP).start(prior);
         while (run2.admit(STEP)) {
             assertThat(run2.datasetEpsilon()).isLessThanOrEqualTo(2.5);
         }
-        assertThat(RunBudget.enforcedDatasetEpsilon(prior, new BudgetTerms(2.0, 1e-6, INF), STEP))
+        assertThat(
+                        new BudgetPlan(new BudgetTerms(2.0, 1e-6, INF), STEP)
+                                .enforcedDatasetEpsilon(prior))
                 .as("a later run with budget.dataset-epsilon: .inf is held to the planned cap")
                 .isEqualTo(2.5);
     }
@@ -142,7 +146,8 @@ class RunBudgetTest {
     @Test
     void aLaterRunWithoutADatasetCapCannotLiftThePlannedOne() {
         RunBudget run1 =
-                RunBudget.start(new BudgetTerms(2.0, 1e-6, 2.5), DatasetPrior.empty("d"), STEP);
+                new BudgetPlan(new BudgetTerms(2.0, 1e-6, 2.5), STEP)
+                        .start(DatasetPrior.empty("d"));
         while (run1.admit(STEP)) {
             // spend the run's whole budget
         }
@@ -150,8 +155,8 @@ class RunBudgetTest {
                 DatasetPrior.compose(
                         "d", List.of(run1.record("run-1", true, "gnmax", 1, 1)), "run-2");
         BudgetTerms uncapped = new BudgetTerms(2.0, 1e-6, INF);
-        assertThat(RunBudget.datasetCapped(prior, uncapped)).isTrue();
-        RunBudget run2 = RunBudget.start(uncapped, prior, STEP);
+        assertThat(uncapped.datasetCapped(prior)).isTrue();
+        RunBudget run2 = new BudgetPlan(uncapped, STEP).start(prior);
         int admitted = 0;
         while (run2.admit(STEP)) {
             admitted++;
@@ -161,10 +166,11 @@ class RunBudgetTest {
                 .as("the dataset filter stops run 2 at the planned cap")
                 .isLessThan((int) run1.releases());
         PrivacyEvent np = new PrivacyEvent.NotPrivate("targmax");
-        assertThat(RunBudget.start(new BudgetTerms(INF, 1e-6, INF), prior, np).admit(np))
+        assertThat(new BudgetPlan(new BudgetTerms(INF, 1e-6, INF), np).start(prior).admit(np))
                 .as("a non-private run on a capped dataset releases nothing")
                 .isFalse();
-        assertThat(RunBudget.hasRoom(prior, new BudgetTerms(INF, 1e-6, INF), np)).isFalse();
+        assertThat(new BudgetPlan(new BudgetTerms(INF, 1e-6, INF), np).hasRoom(prior, null))
+                .isFalse();
     }
 
     @Test
@@ -175,7 +181,7 @@ class RunBudgetTest {
         // at that α (improved conversion, δ = 1e-6) — not at the order best for the sum.
         PrivacyEvent step = new PrivacyEvent.Gaussian(20, Math.sqrt(2));
         BudgetTerms terms = new BudgetTerms(2.0, 1e-6, INF);
-        RunBudget run1 = RunBudget.start(terms, DatasetPrior.empty("d"), step);
+        RunBudget run1 = new BudgetPlan(terms, step).start(DatasetPrior.empty("d"));
         for (int i = 0; i < 3; i++) {
             assertThat(run1.admit(step)).isTrue();
         }
@@ -185,12 +191,12 @@ class RunBudgetTest {
         DatasetPrior prior =
                 DatasetPrior.compose(
                         "d", List.of(run1.record("run-1", true, "gnmax", 3, 1)), "run-2");
-        RunBudget run2 = RunBudget.start(terms, prior, step);
+        RunBudget run2 = new BudgetPlan(terms, step).start(prior);
         for (int i = 0; i < 3; i++) {
             assertThat(run2.admit(step)).isTrue();
         }
         org.hotpate.core.accounting.EnsembleBudgetFilter.Config plan =
-                RunBudget.runConfig(terms, step);
+                new BudgetPlan(terms, step).runConfig();
         double[] per = org.hotpate.core.privacy.RdpAccountant.rdpOf(step, RunBudget.grid());
         double atOrder = 6 * per[plan.orderIndex()];
         double expected =
@@ -228,29 +234,29 @@ class RunBudgetTest {
      */
     @Test
     void aCapIsPlannedAtTheDatasetsFirstRunOrNever() {
-        RunBudget uncapped = RunBudget.start(TWO, DatasetPrior.empty("d"), STEP);
+        RunBudget uncapped = new BudgetPlan(TWO, STEP).start(DatasetPrior.empty("d"));
         uncapped.admit(STEP);
         DatasetPrior afterUncapped =
                 DatasetPrior.compose(
                         "d", List.of(uncapped.record("run-1", true, "gnmax", 1, 1)), "run-2");
         BudgetTerms capped = new BudgetTerms(2.0, 1e-6, 5.0);
-        assertThat(RunBudget.capPlannedAfterUse(afterUncapped, capped)).isTrue();
-        assertThat(RunBudget.capPlannedAfterUse(afterUncapped, TWO)).isFalse();
-        assertThat(RunBudget.capPlannedAfterUse(DatasetPrior.empty("d"), capped)).isFalse();
-        RunBudget first = RunBudget.start(capped, DatasetPrior.empty("d"), STEP);
+        assertThat(capped.capPlannedAfterUse(afterUncapped)).isTrue();
+        assertThat(TWO.capPlannedAfterUse(afterUncapped)).isFalse();
+        assertThat(capped.capPlannedAfterUse(DatasetPrior.empty("d"))).isFalse();
+        RunBudget first = new BudgetPlan(capped, STEP).start(DatasetPrior.empty("d"));
         first.admit(STEP);
         DatasetPrior planned =
                 DatasetPrior.compose(
                         "d", List.of(first.record("run-1", true, "gnmax", 1, 1)), "run-2");
-        assertThat(RunBudget.capPlannedAfterUse(planned, capped)).isFalse();
+        assertThat(capped.capPlannedAfterUse(planned)).isFalse();
     }
 
     @Test
     void aPopulationPriorIsChargedFirstAndOnce_andLeavesTheReleaseCountAlone() {
         PrivacyEvent cheap = new PrivacyEvent.Gaussian(40.0, Math.sqrt(2)); // ~100s of releases
         PriorPlan prior = new PriorPlan(3, 8, 0.25);
-        RunBudget without = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap);
-        RunBudget with = RunBudget.start(TWO, DatasetPrior.empty("d"), cheap, prior);
+        RunBudget without = new BudgetPlan(TWO, cheap).start(DatasetPrior.empty("d"));
+        RunBudget with = new BudgetPlan(TWO, cheap).start(DatasetPrior.empty("d"), prior);
         assertThat(with.releases()).isZero();
         assertThat(with.runEpsilon()).isGreaterThan(0);
         int a = 0;
@@ -267,17 +273,17 @@ class RunBudgetTest {
         assertThat(with.releases()).isEqualTo(b);
         // a restore holds the prior's charge already: it is not charged again
         RunBudget restored =
-                RunBudget.restore(TWO, DatasetPrior.empty("d"), cheap, prior, with.snapshot());
+                new BudgetPlan(TWO, cheap).restore(DatasetPrior.empty("d"), prior, with.snapshot());
         assertThat(restored.runEpsilon()).isEqualTo(with.runEpsilon());
         assertThat(restored.canAfford()).isFalse();
     }
 
     @Test
     void aPopulationPriorsDeltaTermHasItsOwnShareOfDelta() {
-        PrivacyEvent prior = new PriorPlan(3, 8, 0.25).event(TWO, STEP);
+        PrivacyEvent prior = new PriorPlan(3, 8, 0.25).event(new BudgetPlan(TWO, STEP));
         double share = org.hotpate.core.privacy.RdpAccountant.deltaOf(prior);
         assertThat(share).isPositive().isLessThanOrEqualTo(TWO.delta() * PriorPlan.DELTA_SHARE);
-        assertThat(RunBudget.runConfig(TWO, STEP, prior).approxDeltaShare())
+        assertThat(new BudgetPlan(TWO, STEP).runConfig(prior).approxDeltaShare())
                 .isGreaterThanOrEqualTo(share)
                 .isLessThan(TWO.delta());
     }

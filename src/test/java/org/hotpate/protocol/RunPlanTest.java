@@ -60,16 +60,58 @@ class RunPlanTest {
     void perTeacherAccountingGoesWithAPerTeacherSchemeOnly() {
         RunPlan.Choice gnmax =
                 RunPlan.Choice.of(new ConfiguredMechanism("gnmax", Map.of("sigma", 30.0)), null);
-        RunPlan ensemble = new RunPlan(gnmax, TERMS, new AccountingMode.EnsembleOnly(), STEP, null);
+        RunPlan ensemble =
+                new RunPlan(
+                        gnmax,
+                        new BudgetPlan(TERMS, STEP),
+                        new AccountingMode.EnsembleOnly(),
+                        null);
         assertThat(ensemble.perTeacherPlan()).isNull();
         assertThat(ensemble.isPrivate()).isTrue();
-        assertThatThrownBy(() -> new RunPlan(gnmax, TERMS, CHARGE_AT_VOTE, STEP, null))
+        assertThatThrownBy(
+                        () -> new RunPlan(gnmax, new BudgetPlan(TERMS, STEP), CHARGE_AT_VOTE, null))
                 .hasMessageContaining("per-teacher");
         RunPlan.Choice b = RunPlan.Choice.of(new ConfiguredMechanism("scheme-b", Map.of()), B_PLAN);
-        assertThat(new RunPlan(b, TERMS, CHARGE_AT_VOTE, STEP, null).perTeacherPlan())
+        assertThat(
+                        new RunPlan(b, new BudgetPlan(TERMS, STEP), CHARGE_AT_VOTE, null)
+                                .perTeacherPlan())
                 .isSameAs(B_PLAN);
         assertThatThrownBy(
-                        () -> new RunPlan(b, TERMS, new AccountingMode.EnsembleOnly(), STEP, null))
+                        () ->
+                                new RunPlan(
+                                        b,
+                                        new BudgetPlan(TERMS, STEP),
+                                        new AccountingMode.EnsembleOnly(),
+                                        null))
                 .hasMessageContaining("per-teacher");
+    }
+
+    @Test
+    void theBudgetPlanPlansTheRunFilterOnceAndAgainAfterDeserialisation() throws Exception {
+        BudgetPlan plan = new BudgetPlan(TERMS, STEP);
+        var first = plan.runConfig();
+        assertThat(plan.runConfig()).isSameAs(first); // planned once, then the same object
+        assertThat(first)
+                .isEqualTo(
+                        org.hotpate.core.accounting.EnsembleBudgetFilter.Config.plan(
+                                new org.hotpate.core.privacy.PrivacyBudget(4.0, 1e-6), STEP));
+        var bytes = new java.io.ByteArrayOutputStream();
+        try (var out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(plan);
+        }
+        BudgetPlan copy;
+        try (var in =
+                new java.io.ObjectInputStream(
+                        new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (BudgetPlan) in.readObject();
+        }
+        assertThat(copy).isEqualTo(plan);
+        assertThat(copy.runConfig()).isEqualTo(first);
+        assertThat(new BudgetPlan(TERMS, new PrivacyEvent.NotPrivate("targmax")).runConfig())
+                .isNull();
+        assertThat(
+                        new BudgetPlan(new BudgetTerms(Double.POSITIVE_INFINITY, 1e-6, 8.0), STEP)
+                                .runConfig())
+                .isNull();
     }
 }

@@ -16,6 +16,7 @@ import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.KafkaOut;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -86,10 +87,10 @@ class OneLedgerPerDatasetITCase {
 
     private static BudgetRecord entry(String dataset, String account) {
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty(dataset),
-                        new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+                new BudgetPlan(
+                                new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)))
+                        .start(DatasetPrior.empty(dataset));
         b.admit(new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
         return b.record(account, true, "confident-gnmax", 1, 1001);
     }

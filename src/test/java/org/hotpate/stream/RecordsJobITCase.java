@@ -183,14 +183,10 @@ class RecordsJobITCase {
                     .isEqualTo(table.released());
             assertThat(summary.path("populationPrior").path("kind").asText()).isEqualTo("dp-ngram");
             org.hotpate.core.privacy.PrivacyEvent pre =
-                    CoreBindings.preCharge(run.config())
-                            .event(run.config().budget().terms(), run.config().plan().worstCase());
+                    CoreBindings.preCharge(run.config()).event(run.config().plan().budget());
             var alone =
                     org.hotpate.core.accounting.EnsembleBudgetFilter.create(
-                            org.hotpate.protocol.RunBudget.runConfig(
-                                    run.config().budget().terms(),
-                                    run.config().plan().worstCase(),
-                                    pre));
+                            run.config().plan().budget().runConfig(pre));
             alone.precharge(pre);
             assertThat(run.epsilon())
                     .isGreaterThanOrEqualTo(alone.spentEpsilon())

@@ -3,6 +3,7 @@ package org.hotpate.eval.records;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.accounting.NeighbourRelation;
@@ -64,7 +65,13 @@ final class LeverPolicies {
                 return ensemble(
                         s,
                         budget,
-                        new ConfidentGnmaxMechanism(d(a[1]), d(a[2]), d(a[3]), v, s.n(), noise),
+                        // named parameters through the registry: the lever's order is σ1:T:σ2
+                        Mechanisms.create(
+                                MechanismRegistry.CONFIDENT_GNMAX,
+                                Map.of("sigma1", d(a[1]), "threshold", d(a[2]), "sigma2", d(a[3])),
+                                v,
+                                s.n(),
+                                noise),
                         lever);
             case "checked":
                 return checked(

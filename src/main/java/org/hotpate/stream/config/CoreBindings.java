@@ -1,45 +1,33 @@
 package org.hotpate.stream.config;
 
 import org.hotpate.core.accounting.IndividualPlan;
-import org.hotpate.core.mechanism.AggregationMechanism;
-import org.hotpate.core.mechanism.ConfiguredMechanism;
-import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.PriorPlan;
 import org.hotpate.protocol.PublicModel;
 import org.hotpate.protocol.RunPlan;
 
 /**
- * Where the stream layer binds a job's configuration to core and the protocol: the aggregation
- * mechanism by name and its secret-keyed noise, the run's accounting mode, its worst-case event and
- * its public model. Operators receive these objects; they never construct core objects from names
- * themselves.
+ * Where the stream layer binds a job's configuration to core and the protocol: the run's plan (its
+ * mechanism, budget plan, accounting mode and prior), the prior's pre-charge and the public model.
+ * Operators receive these objects; they never construct core objects from names themselves.
  */
 public final class CoreBindings {
     private CoreBindings() {}
 
     /**
-     * The worst-case (data-independent) cost of one release of the run's mechanism: what every
-     * budget filter admits on ({@link AggregationMechanism#worstCaseEvent()}; a per-teacher
-     * scheme's step event).
+     * The run's plan ({@link JobConfig#plan}: built once, when the configuration is) from its
+     * mechanism configured once ({@link MechanismChoice#resolve}): the budget plan on that
+     * mechanism's worst case (what every budget filter admits on), the accounting mode on its
+     * per-teacher plan, the prior's plan.
      */
-    static PrivacyEvent worstCaseEvent(JobConfig cfg) {
-        ConfiguredMechanism m = cfg.mechanism();
-        return m.entry()
-                .worstCase(
-                        m.params(),
-                        cfg.ensemble().effectiveVocabulary(),
-                        cfg.ensemble().teachers());
-    }
-
-    /** The run's plan ({@link JobConfig#plan}: built once, when the configuration is). */
-    static RunPlan plan(JobConfig cfg) {
+    static RunPlan plan(JobConfig cfg, MechanismChoice.Resolved mechanism) {
+        RunPlan.Choice choice = mechanism.choice();
         return new RunPlan(
-                RunPlan.Choice.of(cfg.mechanism(), cfg.individualPlan()),
-                cfg.budget().terms(),
-                accountingMode(cfg),
-                worstCaseEvent(cfg),
+                choice,
+                new BudgetPlan(cfg.budget().terms(), mechanism.worstCase()),
+                accountingMode(cfg, choice.perTeacherPlan()),
                 priorPlan(cfg));
     }
 
@@ -72,8 +60,7 @@ public final class CoreBindings {
      * The run's per-teacher accounting: a per-teacher scheme (scheme-b charges at the vote,
      * scheme-a on the outcome), a vote cap ({@code budget.per-teacher-votes}), or none.
      */
-    static AccountingMode accountingMode(JobConfig cfg) {
-        IndividualPlan plan = cfg.individualPlan();
+    static AccountingMode accountingMode(JobConfig cfg, IndividualPlan plan) {
         if (plan != null) {
             IndividualScheme scheme =
                     new IndividualScheme(

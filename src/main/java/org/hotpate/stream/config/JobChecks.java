@@ -4,6 +4,7 @@ import static org.hotpate.core.util.Preconditions.checkArgument;
 
 import java.util.Optional;
 import org.hotpate.core.generation.FailPolicy;
+import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.stream.teachers.TeacherKind;
 
 /**
@@ -162,10 +163,11 @@ final class JobChecks {
         checkArgument(
                 !r.file().isEmpty(), why + "records.file (the driver reads the users' records)");
         checkArgument(
-                Double.isFinite(c.budget().epsilon()) && c.isPrivate(),
+                Double.isFinite(c.budget().epsilon())
+                        && c.mechanism().entry().differentiallyPrivate(),
                 why + "a finite budget.epsilon and a DP mechanism (its release is charged to it)");
         checkArgument(
-                c.individualPlan() == null,
+                c.mechanism().kind() != MechanismRegistry.Kind.PER_TEACHER,
                 why + "an ensemble mechanism (the per-teacher schemes do not charge it)");
         checkArgument(
                 !Double.isFinite(c.budget().datasetEpsilon()),

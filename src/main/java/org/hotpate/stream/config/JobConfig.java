@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
@@ -37,18 +36,19 @@ public final class JobConfig implements Serializable {
     private JobConfig(OptionValues values) {
         this.values = values;
         MechanismChoice.check(this);
+        MechanismChoice.Resolved mechanism = MechanismChoice.resolve(this);
         JobChecks.check(this);
-        this.runPlan = CoreBindings.plan(this);
+        this.runPlan = CoreBindings.plan(this, mechanism);
     }
 
     /**
-     * The run resolved once (issue 33): what releases a step, the budget terms, the accounting
-     * mode, the worst-case event and the prior's plan. Built when the configuration is (every entry
-     * point), so the driver, the ledger, the topology and the report read one value.
+     * The run resolved once (issue 33, 40): what releases a step, the budget plan (terms, worst
+     * case, run filter), the accounting mode and the prior's plan. Built when the configuration is
+     * (every entry point), so the driver, the ledger, the topology and the report read one value.
      */
     public RunPlan plan() {
         if (runPlan == null) {
-            runPlan = CoreBindings.plan(this);
+            runPlan = CoreBindings.plan(this, MechanismChoice.resolve(this));
         }
         return runPlan;
     }
@@ -141,16 +141,6 @@ public final class JobConfig implements Serializable {
 
     public RecordsConfig records() {
         return new RecordsConfig(values);
-    }
-
-    /** The per-teacher plan of a per-teacher scheme's run; null for an ensemble mechanism. */
-    public IndividualPlan individualPlan() {
-        return MechanismChoice.individualPlan(this);
-    }
-
-    /** Whether the run's releases are differentially private (false for targmax/tws). */
-    public boolean isPrivate() {
-        return mechanism().entry().differentiallyPrivate();
     }
 
     /**

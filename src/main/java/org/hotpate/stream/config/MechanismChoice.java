@@ -5,11 +5,14 @@ import static org.hotpate.core.util.Preconditions.checkArgument;
 import java.util.Map;
 import java.util.Optional;
 import org.hotpate.core.accounting.IndividualPlan;
+import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfiguredMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.privacy.PrivacyBudget;
+import org.hotpate.core.privacy.PrivacyEvent;
+import org.hotpate.protocol.RunPlan;
 
 /**
  * How a configuration's {@code mechanism.name} and {@code mechanism.params} resolve against core's
@@ -18,7 +21,8 @@ import org.hotpate.core.privacy.PrivacyBudget;
  * load: an unknown name (listing every name, {@code auto} and the per-teacher schemes included), an
  * unknown or missing parameter (listing the mechanism's parameters), a bad value, {@code auto}
  * without a finite budget or with parameters, a non-private mechanism under a finite budget, and a
- * per-teacher scheme without its ensemble kind and target.
+ * per-teacher scheme without its ensemble kind and target; then {@link #resolve} configures the
+ * choice once (the mechanism built, the scheme planned) for the run's plan.
  */
 final class MechanismChoice {
     private MechanismChoice() {}
@@ -52,17 +56,47 @@ final class MechanismChoice {
                                 (long) g.sequences() * g.maxSteps())));
     }
 
-    /** The per-teacher plan of a per-teacher scheme; null for an ensemble mechanism. */
-    static IndividualPlan individualPlan(JobConfig cfg) {
+    /** The run's mechanism, configured once: its {@link RunPlan.Choice} and its worst case. */
+    record Resolved(RunPlan.Choice choice, PrivacyEvent worstCase) {}
+
+    /**
+     * Configures the checked choice once: an ensemble mechanism is built (its constructor checks
+     * the parameters' values; nothing is drawn) and gives its worst-case event; a per-teacher
+     * scheme is planned for each teacher's target (the plan must admit a charge) and gives its step
+     * event.
+     */
+    static Resolved resolve(JobConfig cfg) {
         ConfiguredMechanism m = cfg.mechanism();
-        if (m.kind() != MechanismRegistry.Kind.PER_TEACHER) {
-            return null;
+        MechanismRegistry.Entry e = m.entry();
+        if (e.kind() == MechanismRegistry.Kind.PER_TEACHER) {
+            JobSections.Budget budget = cfg.budget();
+            IndividualPlan plan =
+                    e.plan(m.params(), budget.perTeacherEpsilon(), budget.targetTeacherDelta());
+            checkArgument(
+                    plan.limit() >= 1,
+                    "budget.per-teacher-epsilon "
+                            + budget.perTeacherEpsilon()
+                            + " is too small for mechanism "
+                            + m.name()
+                            + " "
+                            + m.params()
+                            + ": no teacher could be charged even once (plan with ./hotpate privacy"
+                            + " plan --scheme "
+                            + m.name().substring(m.name().lastIndexOf('-') + 1)
+                            + ")");
+            return new Resolved(RunPlan.Choice.of(m, plan), e.stepEvent(m.params()));
         }
-        return m.entry()
-                .plan(
-                        m.params(),
-                        cfg.budget().perTeacherEpsilon(),
-                        cfg.budget().targetTeacherDelta());
+        AggregationMechanism built;
+        try { // the values, as the mechanism itself checks them
+            built =
+                    m.create(
+                            cfg.ensemble().effectiveVocabulary(),
+                            cfg.ensemble().teachers(),
+                            NoiseSources.noDraws());
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("mechanism.params: " + ex.getMessage(), ex);
+        }
+        return new Resolved(RunPlan.Choice.of(m, null), built.worstCaseEvent());
     }
 
     /** Every check of the choice (see the class comment), in this order. */
@@ -81,18 +115,6 @@ final class MechanismChoice {
         ConfiguredMechanism m = cfg.mechanism();
         checkNonPrivate(m, cfg.budget());
         checkIndividualAccounting(cfg.ensemble(), m, cfg.budget());
-        if (m.kind() == MechanismRegistry.Kind.ENSEMBLE) {
-            try { // the values, as the mechanism itself checks them
-                m.entry()
-                        .create(
-                                m.params(),
-                                cfg.ensemble().effectiveVocabulary(),
-                                cfg.ensemble().teachers(),
-                                NoiseSources.secure());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("mechanism.params: " + e.getMessage(), e);
-            }
-        }
     }
 
     /** {@code mechanism.name: auto} plans every parameter under a finite budget. */
@@ -170,24 +192,5 @@ final class MechanismChoice {
                         + mechanism.name()
                         + " (per-teacher epsilon) exclude each other; got budget.per-teacher-votes "
                         + budget.perTeacherVotes());
-        IndividualPlan plan =
-                mechanism
-                        .entry()
-                        .plan(
-                                mechanism.params(),
-                                budget.perTeacherEpsilon(),
-                                budget.targetTeacherDelta());
-        checkArgument(
-                plan.limit() >= 1,
-                "budget.per-teacher-epsilon "
-                        + budget.perTeacherEpsilon()
-                        + " is too small for mechanism "
-                        + mechanism.name()
-                        + " "
-                        + mechanism.params()
-                        + ": no teacher could be charged even once (plan with ./hotpate privacy"
-                        + " plan --scheme "
-                        + mechanism.name().substring(mechanism.name().lastIndexOf('-') + 1)
-                        + ")");
     }
 }

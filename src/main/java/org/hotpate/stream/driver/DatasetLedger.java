@@ -12,7 +12,6 @@ import org.hotpate.protocol.DatasetLeases;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
 import org.hotpate.protocol.LocalHold;
-import org.hotpate.protocol.RunBudget;
 import org.hotpate.protocol.TeacherIds;
 import org.hotpate.stream.RunContext;
 import org.hotpate.stream.config.JobConfig;
@@ -260,8 +259,7 @@ public final class DatasetLedger implements AutoCloseable {
             DatasetAdmission.requireRoom(
                     cfg.datasetId(),
                     prior,
-                    cfg.budget().terms(),
-                    cfg.plan().worstCase(),
+                    cfg.plan().budget(),
                     cfg.plan().prior()); // the population prior, if any: charged before it is drawn
         } catch (DatasetAdmission.Refused r) {
             throw RunRefusedException.of(r);
@@ -280,7 +278,7 @@ public final class DatasetLedger implements AutoCloseable {
 
     /** The run filter's plan, whose order converts an uncapped dataset's curve (null: none). */
     EnsembleBudgetFilter.Config runOrder() {
-        return RunBudget.runConfig(cfg.budget().terms(), cfg.plan().worstCase());
+        return cfg.plan().budget().runConfig();
     }
 
     /**

@@ -10,12 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.hotpate.core.noise.NoiseSources;
 import org.hotpate.core.prior.DpNgramExtraction;
-import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.model.BudgetRecord;
-import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.PriorPlan;
-import org.hotpate.protocol.RunBudget;
 import org.hotpate.stream.config.CoreBindings;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.RecordsConfig;
@@ -64,9 +62,8 @@ public final class PriorRelease {
         if (plan == null) {
             return null;
         }
-        BudgetTerms terms = cfg.budget().terms();
-        PrivacyEvent worst = cfg.plan().worstCase();
-        DpNgramExtraction x = plan.extraction(terms, worst, dataset);
+        BudgetPlan budget = cfg.plan().budget();
+        DpNgramExtraction x = plan.extraction(budget, dataset);
         Path file =
                 Path.of(cfg.output().dir()).resolve(runId).resolve("prior.jsonl").toAbsolutePath();
         BudgetRecord entry = ledger.entry(account);
@@ -87,11 +84,11 @@ public final class PriorRelease {
         } else {
             // the write-ahead: the ledger holds the prior's charge before the table exists
             ledger.writeEntry(
-                    RunBudget.start(terms, dataset, worst, plan)
+                    budget.start(dataset, plan)
                             .record(
                                     account,
                                     true,
-                                    cfg.mechanism().name(),
+                                    cfg.plan().mechanism().name(),
                                     0,
                                     System.currentTimeMillis()));
             RecordsConfig rc = cfg.records();

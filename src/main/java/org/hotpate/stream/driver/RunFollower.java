@@ -256,7 +256,7 @@ final class RunFollower {
                 n,
                 tokens,
                 100 * failRate,
-                cfg.isPrivate()
+                cfg.plan().isPrivate()
                         ? "ε "
                                 + Decimals.up(outcome.epsilon(), 3) // never below the charge
                                 + "/"
@@ -295,7 +295,7 @@ final class RunFollower {
         }
         double bySequences = eta(done, n, (now - firstResultMs) / 1000.0, 0, 0, Double.NaN);
         double byBudget =
-                epsilonAnchorMs == 0 || !cfg.isPrivate()
+                epsilonAnchorMs == 0 || !cfg.plan().isPrivate()
                         ? Double.POSITIVE_INFINITY
                         : eta(
                                 0,

@@ -221,7 +221,7 @@ record RunReport(
      * follow the private records (teacher build and answer times) and are operator-only.
      */
     ObjectNode summary() {
-        boolean isPrivate = cfg.isPrivate();
+        boolean isPrivate = cfg.plan().isPrivate();
         List<SyntheticRecord> records = outcome.records();
         long tokens = records.stream().mapToLong(r -> r.tokens().length).sum();
         ObjectNode s = JSON.createObjectNode();
@@ -259,9 +259,9 @@ record RunReport(
         putNumber(s, "datasetBudgetEpsilon", datasetBudgetEpsilon); // enforced
         putNumber(s, "datasetBudgetEpsilonRequested", cfg.budget().datasetEpsilon());
         s.put("epsilonMeaning", EPSILON_MEANING);
-        s.put("mechanism", cfg.mechanism().name());
+        s.put("mechanism", cfg.plan().mechanism().name());
         // Data-independent parameters (for auto: chosen from public inputs only), so public.
-        s.set("mechanismParams", JSON.valueToTree(cfg.mechanism().params()));
+        s.set("mechanismParams", JSON.valueToTree(cfg.plan().mechanism().params()));
         if (cfg.mechanismPlan().isPresent()) {
             s.put("mechanismPlannedBy", AutoPlanner.NAME);
         }
@@ -396,7 +396,7 @@ record RunReport(
             p.put("kind", "reused"); // teacher.prior-file of an earlier release: no charge here
             return;
         }
-        var x = plan.extraction(cfg.budget().terms(), cfg.plan().worstCase(), dataset);
+        var x = plan.extraction(cfg.plan().budget(), dataset);
         p.put("kind", "dp-ngram");
         p.put("share", plan.share());
         p.put("perUser", x.perUser());
@@ -408,7 +408,7 @@ record RunReport(
                 org.hotpate.core.privacy.RdpAccountant.deltaOf(
                         x.event(
                                 org.hotpate.protocol.PriorPlan.claim(
-                                        cfg.budget().terms(), dataset))));
+                                        cfg.plan().terms(), dataset))));
     }
 
     /** A finite number, or null (∞: no guarantee; NaN: not applicable). */

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import org.hotpate.model.LedgerEntry;
 import org.hotpate.model.LedgerKind;
 import org.hotpate.protocol.DatasetPrior;
-import org.hotpate.protocol.RunBudget;
 import org.hotpate.stream.config.JobConfig;
 
 /**
@@ -63,10 +62,12 @@ final class RunSummary {
                         outcome,
                         prior == null ? 0 : prior.runs(),
                         datasetEpsilon(), // this run's curve included
-                        RunBudget.enforcedDatasetEpsilon(
-                                prior == null ? DatasetPrior.empty(cfg.datasetId()) : prior,
-                                cfg.budget().terms(),
-                                cfg.plan().worstCase()),
+                        cfg.plan()
+                                .budget()
+                                .enforcedDatasetEpsilon(
+                                        prior == null
+                                                ? DatasetPrior.empty(cfg.datasetId())
+                                                : prior),
                         secs,
                         distributions,
                         prior)
@@ -106,9 +107,7 @@ final class RunSummary {
                             .max()
                             .orElse(
                                     prior.epsilon(
-                                            cfg.budget().delta(),
-                                            RunBudget.runConfig(
-                                                    cfg.budget().terms(), cfg.plan().worstCase())));
+                                            cfg.budget().delta(), cfg.plan().budget().runConfig()));
             System.err.println(
                     "hotpate run: could not re-read the budget ledger ("
                             + e.getMessage()

@@ -23,7 +23,7 @@ import org.hotpate.model.StepResult;
 import org.hotpate.model.TeacherFeedback;
 import org.hotpate.protocol.AccountingMode;
 import org.hotpate.protocol.Admission;
-import org.hotpate.protocol.BudgetTerms;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.LedgerEntries;
 import org.hotpate.protocol.RunBudget;
@@ -64,16 +64,16 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
     private static final long serialVersionUID = 1L;
 
     /**
-     * The run's budget terms, the composition of earlier runs on its dataset, the mechanism's
-     * worst-case event (what every release is admitted on), whether it is DP, the accounting mode,
-     * the run's ledger store ({@link LedgerSink}), the durable ledger account the run charges
-     * (null: its run id; a resumed fork's own account otherwise) and the release made before the
-     * first step (the population prior's, {@link org.hotpate.protocol.PriorPlan}; null: none).
+     * The run's budget plan (its terms, the mechanism's worst-case event every release is admitted
+     * on, the run filter's configuration), the composition of earlier runs on its dataset, whether
+     * it is DP, the accounting mode, the run's ledger store ({@link LedgerSink}), the durable
+     * ledger account the run charges (null: its run id; a resumed fork's own account otherwise) and
+     * the release made before the first step (the population prior's, {@link
+     * org.hotpate.protocol.PriorPlan}; null: none).
      */
     public record Settings(
-            BudgetTerms terms,
+            BudgetPlan budget,
             DatasetPrior prior,
-            PrivacyEvent worstCase,
             boolean differentiallyPrivate,
             AccountingMode mode,
             LedgerSink ledger,
@@ -82,24 +82,22 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             implements Serializable {
         /** Without a release before the first step (no population prior). */
         public Settings(
-                BudgetTerms terms,
+                BudgetPlan budget,
                 DatasetPrior prior,
-                PrivacyEvent worstCase,
                 boolean differentiallyPrivate,
                 AccountingMode mode,
                 LedgerSink ledger,
                 String ledgerAccount) {
-            this(terms, prior, worstCase, differentiallyPrivate, mode, ledger, ledgerAccount, null);
+            this(budget, prior, differentiallyPrivate, mode, ledger, ledgerAccount, null);
         }
 
         public Settings(
-                BudgetTerms terms,
+                BudgetPlan budget,
                 DatasetPrior prior,
-                PrivacyEvent worstCase,
                 boolean differentiallyPrivate,
                 AccountingMode mode,
                 LedgerSink ledger) {
-            this(terms, prior, worstCase, differentiallyPrivate, mode, ledger, null, null);
+            this(budget, prior, differentiallyPrivate, mode, ledger, null, null);
         }
 
         /** The durable ledger account of run {@code runId}. */
@@ -216,7 +214,7 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
                         c.mechanism(),
                         published,
                         a.runEpsilon(),
-                        settings.terms().delta(),
+                        settings.budget().terms().delta(),
                         releases,
                         c.votesCast(),
                         c.releasedVotes(),
@@ -234,17 +232,8 @@ public final class RunAccountant extends KeyedProcessFunction<String, ReleaseCan
             double[] s = state.value();
             budget =
                     s == null
-                            ? RunBudget.start(
-                                    settings.terms(),
-                                    settings.prior(),
-                                    settings.worstCase(),
-                                    settings.preCharge())
-                            : RunBudget.restore(
-                                    settings.terms(),
-                                    settings.prior(),
-                                    settings.worstCase(),
-                                    settings.preCharge(),
-                                    s);
+                            ? settings.budget().start(settings.prior(), settings.preCharge())
+                            : settings.budget().restore(settings.prior(), settings.preCharge(), s);
         }
         return budget;
     }

@@ -70,4 +70,17 @@ class LeverStudyTest {
         // charged
         assertThat(on.started()).isGreaterThan(off.started());
     }
+
+    @Test
+    void theConfidentGnmaxLeverReadsSigma1ThresholdSigma2InThatOrder(@TempDir Path dir)
+            throws Exception {
+        LeverStudySetup s = setup(dir);
+        PrivacyBudget budget = new PrivacyBudget(4, 1e-6);
+        // a threshold no count of these 240 users reaches: nothing is answered, so no token; read
+        // in another order (threshold 5, sigma2 1000) it would answer nearly every step
+        LeverStudy.Result none =
+                LeverStudy.run(s, "confident-gnmax:20:1000:5", budget, generation(0), null);
+        assertThat(none.tokens()).isZero();
+        assertThat(none.steps()).isPositive();
+    }
 }

@@ -74,7 +74,7 @@ class JobSpecTest {
                                         true,
                                         new org.hotpate.core.privacy.PrivacyBudget(4.0, 1e-6),
                                         24 * 12)));
-        assertThat(c.isPrivate()).isTrue();
+        assertThat(c.plan().isPrivate()).isTrue();
         JobConfig budgetLimited =
                 c.with(JobOptions.GENERATION_SEQUENCES, 2000); // the cap (5·√n) binds
         assertThat(budgetLimited.mechanismPlan().orElseThrow().budgetLimited()).isTrue();
@@ -310,8 +310,8 @@ class JobSpecTest {
                                 + "budget: {epsilon: .inf}",
                         "x");
         assertThat(c.budget().epsilon()).isInfinite();
-        assertThat(c.isPrivate()).isFalse();
-        assertThat(JobSpec.parse("", "x").isPrivate()).isTrue();
+        assertThat(c.plan().isPrivate()).isFalse();
+        assertThat(JobSpec.parse("", "x").plan().isPrivate()).isTrue();
         // A non-private run cannot be capped by a dataset budget either.
         assertThatThrownBy(
                         () ->
@@ -371,7 +371,7 @@ class JobSpecTest {
         // σ = 12 at (1, 1e-6): K = 2 under replace-one (5 under add/remove)
         assertThat(c.plan().perTeacherPlan().limit()).isEqualTo(2);
         assertThat(c.budget().targetTeacherDelta()).isEqualTo(1e-6); // default: budget.delta
-        assertThat(c.isPrivate()).isTrue();
+        assertThat(c.plan().isPrivate()).isTrue();
         assertThat(
                         JobSpec.parse(
                                         SCHEME_B

@@ -14,6 +14,7 @@ import org.hotpate.io.EmbeddedKafka;
 import org.hotpate.io.KafkaIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.KafkaOut;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -70,10 +71,10 @@ class ClusterJobRedeployITCase {
 
         // The first deployment spent (its accountant's write-ahead entry), then was redeployed.
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, 8.0),
-                        DatasetPrior.empty("K8S"),
-                        new PrivacyEvent.ConfidentGnmax(10, 6, 10, true));
+                new BudgetPlan(
+                                new BudgetTerms(2.0, 1e-6, 8.0),
+                                new PrivacyEvent.ConfidentGnmax(10, 6, 10, true))
+                        .start(DatasetPrior.empty("K8S"));
         for (int i = 0; i < 20; i++) {
             b.admit(new PrivacyEvent.ConfidentGnmax(10, 6, 10, true));
         }

@@ -24,6 +24,7 @@ import org.hotpate.io.LedgerMarkersIo;
 import org.hotpate.model.BudgetRecord;
 import org.hotpate.model.KafkaOut;
 import org.hotpate.model.LedgerMarker;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.DatasetAdmission;
 import org.hotpate.protocol.RunBudget;
 import org.hotpate.stream.config.JobConfig;
@@ -167,7 +168,7 @@ class DatasetAdmissionITCase {
 
     /** What the job of an admitted run writes: its entry, {@code releases} worst-case releases. */
     private BudgetRecord spend(JobConfig cfg, Held run, int releases) throws Exception {
-        RunBudget b = RunBudget.start(cfg.budget().terms(), run.admitted().prior(), WORST);
+        RunBudget b = new BudgetPlan(cfg.budget().terms(), WORST).start(run.admitted().prior());
         int n = 0;
         while (n < releases && b.admit(WORST)) {
             n++;

@@ -9,6 +9,7 @@ import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
 import org.hotpate.io.DatasetLock;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -47,10 +48,10 @@ class DatasetLedgerTest {
 
     private BudgetRecord entry(String account, String mechanism, long releases) {
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty("D"),
-                        new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+                new BudgetPlan(
+                                new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)))
+                        .start(DatasetPrior.empty("D"));
         for (int i = 0; i < releases; i++) {
             b.admit(new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
         }

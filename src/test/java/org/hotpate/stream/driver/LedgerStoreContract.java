@@ -8,6 +8,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -48,10 +49,8 @@ abstract class LedgerStoreContract {
     /** Run {@code account}'s entry after {@code releases} admitted releases. */
     private BudgetRecord entry(String account, long releases) {
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(20.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty(cfg.datasetId()),
-                        RELEASE);
+                new BudgetPlan(new BudgetTerms(20.0, 1e-6, Double.POSITIVE_INFINITY), RELEASE)
+                        .start(DatasetPrior.empty(cfg.datasetId()));
         for (int i = 0; i < releases; i++) {
             b.admit(RELEASE);
         }

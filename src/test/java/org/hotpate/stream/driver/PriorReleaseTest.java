@@ -10,6 +10,7 @@ import java.util.List;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.privacy.RdpAccountant;
 import org.hotpate.model.BudgetRecord;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -55,10 +56,8 @@ class PriorReleaseTest {
     private void earlierRun(JobConfig cfg) {
         PrivacyEvent step = new PrivacyEvent.Gaussian(4.0, Math.sqrt(2));
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty("D"),
-                        step);
+                new BudgetPlan(new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY), step)
+                        .start(DatasetPrior.empty("D"));
         b.admit(step);
         try (DatasetLedger l = DatasetLedger.open(cfg, null)) {
             l.writeEntry(b.record("x-earlier", true, "gnmax", 1, 5));

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.io.BudgetLedgerIo;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.RunBudget;
@@ -37,10 +38,10 @@ class RunIdTest {
         JobConfig cfg = JobSpec.parse("budget:\n  ledger-dir: " + dir + "\n", "x");
         String runId = "x-20261126-000509-00000000000000000000000000000000";
         RunBudget b =
-                RunBudget.start(
-                        new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
-                        DatasetPrior.empty(cfg.datasetId()),
-                        new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)));
+                new BudgetPlan(
+                                new BudgetTerms(2.0, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.Gaussian(4.0, Math.sqrt(2)))
+                        .start(DatasetPrior.empty(cfg.datasetId()));
         BudgetLedgerIo.writeLocal(dir, b.record(runId, true, "gnmax", 0, 0));
         try (DatasetLedger ledger = DatasetLedger.open(cfg, null)) {
             assertThatThrownBy(() -> DatasetLedgerTest.fresh(ledger, runId))

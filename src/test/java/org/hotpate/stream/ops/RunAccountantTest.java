@@ -32,6 +32,7 @@ import org.hotpate.model.StepResult;
 import org.hotpate.model.Vote;
 import org.hotpate.model.VoteBatch;
 import org.hotpate.protocol.AccountingMode;
+import org.hotpate.protocol.BudgetPlan;
 import org.hotpate.protocol.BudgetTerms;
 import org.hotpate.protocol.DatasetPrior;
 import org.hotpate.protocol.IndividualScheme;
@@ -56,9 +57,8 @@ class RunAccountantTest {
     private static RunAccountant.Settings settings(
             BudgetTerms b, DatasetPrior prior, String dir, PrivacyEvent worst) {
         return new RunAccountant.Settings(
-                b,
+                new BudgetPlan(b, worst),
                 prior,
-                worst,
                 true,
                 new AccountingMode.EnsembleOnly(),
                 dir == null ? LedgerSink.JOB_OUTPUT : LedgerSink.local(dir));
@@ -377,9 +377,11 @@ class RunAccountantTest {
     void aNonPrivateRunReportsNoFiniteEpsilon() throws Exception {
         open(
                 new RunAccountant.Settings(
-                        new BudgetTerms(Double.POSITIVE_INFINITY, 1e-6, Double.POSITIVE_INFINITY),
+                        new BudgetPlan(
+                                new BudgetTerms(
+                                        Double.POSITIVE_INFINITY, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.NoOp()),
                         DatasetPrior.empty("ds"),
-                        new PrivacyEvent.NoOp(),
                         false,
                         new AccountingMode.EnsembleOnly(),
                         LedgerSink.JOB_OUTPUT));
@@ -436,9 +438,10 @@ class RunAccountantTest {
     void shouldFeedEachAdmittedSchemeAReleaseBackToItsInvolvedTeachersOnce() throws Exception {
         open(
                 new RunAccountant.Settings(
-                        new BudgetTerms(1.2, 1e-6, Double.POSITIVE_INFINITY),
+                        new BudgetPlan(
+                                new BudgetTerms(1.2, 1e-6, Double.POSITIVE_INFINITY),
+                                new PrivacyEvent.PureDp(0.5)),
                         DatasetPrior.empty("ds"),
-                        new PrivacyEvent.PureDp(0.5),
                         true,
                         schemeAMode(),
                         LedgerSink.JOB_OUTPUT));
