@@ -238,6 +238,35 @@ public final class NgramModel {
         return answer(c, p, order(c, p, n), Math.max(0, Math.min(topK, n)));
     }
 
+    /**
+     * {@link #top} when {@code c[owned, n)} is already by p descending except among equal p (the
+     * public-only candidates, walked in the public ranking): the teacher's own candidates are
+     * sorted, the public ones put in order among their ties, and the two merged — the same answer
+     * without sorting the public ones again.
+     */
+    static Next topMerged(int[] c, double[] p, int owned, int n, int topK) {
+        int[] mine = order(c, p, owned);
+        int m = n - owned;
+        int[] pub = new int[m];
+        for (int i = 0; i < m; i++) { // insertion: moves only ties that are out of id order
+            int x = owned + i;
+            int j = i - 1;
+            while (j >= 0 && before(x, pub[j], c, p)) {
+                pub[j + 1] = pub[j];
+                j--;
+            }
+            pub[j + 1] = x;
+        }
+        int k = Math.max(0, Math.min(topK, n));
+        int[] idx = new int[k];
+        int i = 0;
+        int j = 0;
+        for (int r = 0; r < k; r++) {
+            idx[r] = j >= m || (i < owned && before(mine[i], pub[j], c, p)) ? mine[i++] : pub[j++];
+        }
+        return answer(c, p, idx, k);
+    }
+
     /** The candidates {@code idx[0, k)} of c as an answer, Σp kept ≤ 1. */
     private static Next answer(int[] c, double[] p, int[] idx, int k) {
         int[] tokens = new int[k];

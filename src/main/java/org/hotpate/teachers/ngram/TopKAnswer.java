@@ -34,11 +34,23 @@ final class TopKAnswer {
     static final int CAP = 64;
 
     private final int topK;
+
+    /** The own candidates scored (tokens with a count of this teacher's), in no order. */
     private int[] cand = new int[16];
+
     private double[] score = new double[16];
     private int n;
 
-    /** The largest {@code topK} scores so far, a min-heap: heap[0] is the k-th once full. */
+    /** The public-only candidates taken, in the public ranking (so by score descending). */
+    private int[] pubCand = new int[16];
+
+    private double[] pubScore = new double[16];
+    private int m;
+
+    /**
+     * The largest {@code topK} scores of the own candidates (until the own walk: then of every
+     * candidate scored), a min-heap: heap[0] is the k-th once full.
+     */
     private double[] heap;
 
     private int heapSize;
@@ -77,7 +89,12 @@ final class TopKAnswer {
                         ? uniform
                         : a.walkPublic(view, ids, counts, done, context, g, new ZeroCounts(own));
         a.walkOwn(ids, counts, done, g, view, uniform, bound);
-        return NgramModel.top(a.cand, a.score, a.n, topK);
+        // own candidates first, then the public-only ones in ranking order (merged, not sorted)
+        int[] c = Arrays.copyOf(a.cand, a.n + a.m);
+        double[] p = Arrays.copyOf(a.score, a.n + a.m);
+        System.arraycopy(a.pubCand, 0, c, a.n, a.m);
+        System.arraycopy(a.pubScore, 0, p, a.n, a.m);
+        return NgramModel.topMerged(c, p, a.n, a.n + a.m, topK);
     }
 
     /**
@@ -116,7 +133,8 @@ final class TopKAnswer {
             }
             double pw = unseen.interpolate(g.gamma * view.probs[r]);
             if ((taken >= topK && pw < kth) || (full() && pw < heap[0])) {
-                // every later public-only token scores <= pw, below the k-th
+                // every later public-only token scores <= pw, below the k-th (of the public-only
+                // ones, or of the own ones scored so far)
                 firstUnvisited = Math.min(firstUnvisited, r); // a skipped run may come first
                 break;
             }
@@ -131,7 +149,12 @@ final class TopKAnswer {
                 r = view.runEnd[r] - 1;
                 continue;
             }
-            add(w, pw);
+            if (m == pubCand.length) {
+                pubCand = Arrays.copyOf(pubCand, 2 * m);
+                pubScore = Arrays.copyOf(pubScore, 2 * m);
+            }
+            pubCand[m] = w;
+            pubScore[m++] = pw;
             lastTaken = pw;
             if (++taken == topK) {
                 kth = pw;
@@ -161,7 +184,15 @@ final class TopKAnswer {
                 bucketSize[bucket(counts[i])]++;
             }
         }
-        if (left == 0 || (full() && g.score(max, bound) < heap[0])) {
+        if (left == 0) {
+            return;
+        }
+        // from here the heap holds the k largest of every candidate scored: the own ones and the
+        // public-only ones (descending, so only while they can still enter)
+        for (int j = 0; j < m && !(full() && pubScore[j] <= heap[0]); j++) {
+            offer(pubScore[j]);
+        }
+        if (full() && g.score(max, bound) < heap[0]) {
             return; // the usual case for a teacher whose longer contexts fill the top-k
         }
         int[] start = new int[CAP + 1]; // bucket b at [start[b], start[b] + size), CAP first
@@ -201,7 +232,7 @@ final class TopKAnswer {
         return heapSize == topK;
     }
 
-    /** A scored candidate. */
+    /** A scored own candidate. */
     private void add(int w, double s) {
         if (n == cand.length) {
             cand = Arrays.copyOf(cand, 2 * n);
@@ -209,6 +240,10 @@ final class TopKAnswer {
         }
         cand[n] = w;
         score[n++] = s;
+        offer(s);
+    }
+
+    private void offer(double s) {
         if (heapSize < topK) {
             if (heapSize == heap.length) {
                 heap = Arrays.copyOf(heap, Math.min(topK, 2 * heapSize));
