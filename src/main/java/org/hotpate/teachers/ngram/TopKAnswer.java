@@ -17,8 +17,9 @@ import org.hotpate.teachers.ngram.NgramModel.ZeroCounts;
  *   <li>tokens with only an empty-context count c₀ (most of a prolific user's vocabulary): their P
  *       is g(c₀, P_pub), each level a rounding-monotone map, so g is monotone in c₀ and in P_pub;
  *   <li>public-only tokens (no own count): P = g(0, P_pub), walked down the shared public ranking
- *       until the k-th public-only one is found and the next scores strictly lower, or the next
- *       scores below the k-th of every candidate scored so far.
+ *       until the k-th public-only one is found and the next scores strictly lower (the rest of a
+ *       run of equal P_pub skipped when it cannot tie in), or the next scores below the k-th of the
+ *       own candidates scored so far.
  * </ol>
  *
  * The public walk also scores the own tokens it meets, so every own token it did not reach has
@@ -27,7 +28,8 @@ import org.hotpate.teachers.ngram.NgramModel.ZeroCounts;
  * and a bucket is scored only if g(c₀, bound) can still reach the k-th score so far. Stopping only
  * when the bound is strictly below the k-th keeps ties (broken by the smaller id) exact. What is
  * left per answer: one pass over the empty context's counts (no lookups) and exact scores for the
- * few candidates that can reach the k-th.
+ * few candidates that can reach the k-th; the own candidates are sorted, the public-only ones come
+ * in ranking order and are merged with them.
  */
 final class TopKAnswer {
     /** Empty-context counts at or above this share the last bucket of the own-token walk. */
