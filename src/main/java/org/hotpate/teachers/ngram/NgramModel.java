@@ -178,7 +178,7 @@ public final class NgramModel {
         return interpolate(own, w, backoffWeight * p);
     }
 
-    private static double interpolate(List<FollowerTable> tables, int w, double base) {
+    static double interpolate(List<FollowerTable> tables, int w, double base) {
         double p = base;
         for (FollowerTable t : tables) { // empty context first, longest last
             if (t.total() > 0) {
@@ -195,13 +195,11 @@ public final class NgramModel {
      * The {@code topK} most likely next tokens after {@code history} (prompt ++ generated tokens)
      * among tokens with a count at some level, by probability (ties: smaller id first).
      *
-     * <p>Fast path, same answer as the exhaustive definition ({@link #nextExhaustive}): a token
-     * with no private count at any level gets P = f(P_pub(w)) with f monotone (each level maps p to
-     * N1+·p/(c+N1+), a rounding-monotone map), so among those tokens the order by P is the order by
-     * P_pub. The backoff's candidates sorted by P_pub depend only on the context, not on the
-     * teacher ({@link PublicView}, cached per context); a teacher then scores its own candidates
-     * and walks the shared ranking only until it has {@code topK} public-only tokens and the next
-     * one scores strictly lower — O(own + topK) per teacher instead of O(|public vocabulary|).
+     * <p>Fast path, same answer as the exhaustive definition ({@link #nextExhaustive}): the
+     * backoff's candidates ranked by P_pub depend only on the context ({@link PublicView}, cached
+     * per context and shared by every teacher), and a token's P is monotone in its empty-context
+     * count and in P_pub, so an answer scores only the candidates that can still reach the k-th
+     * ({@link TopKAnswer}) — not every token its user ever wrote nor the whole public vocabulary.
      */
     public Next next(String label, int[] history, int topK) throws Exception {
         if (topK <= 0) {
@@ -209,58 +207,7 @@ public final class NgramModel {
         }
         List<FollowerTable> own = tables(label, history);
         PublicView view = backoff == null ? null : backoff.viewAsBackoff(history, vocabularySize);
-        double uniform = 1.0 / vocabularySize;
-        int[] mine = union(own);
-        int n = mine.length;
-        int owned = n;
-        int cap = n + topK;
-        int[] c = new int[cap];
-        double[] p = new double[cap];
-        for (int i = 0; i < n; i++) {
-            int w = mine[i];
-            double base = view == null ? uniform : view.probability(w);
-            c[i] = w;
-            p[i] = interpolate(own, w, backoffWeight * base);
-        }
-        if (view != null) {
-            ZeroCounts unseen = new ZeroCounts(own);
-            int taken = 0;
-            double kth = Double.NaN;
-            // the score of the last token taken before the current run of equal P_pub (NaN: none)
-            double beforeRun = Double.NaN;
-            double lastTaken = Double.NaN;
-            for (int r = 0; r < view.tokens.length; r++) {
-                if (r > 0 && view.probs[r] != view.probs[r - 1]) {
-                    beforeRun = lastTaken;
-                }
-                int w = view.tokens[r];
-                if (Arrays.binarySearch(mine, w) >= 0) {
-                    continue;
-                }
-                double pw = unseen.interpolate(backoffWeight * view.probs[r]);
-                if (taken >= topK && pw < kth) {
-                    break; // every later token scores <= pw < the k-th: none can enter the top-k
-                }
-                if (taken >= topK && pw == kth && beforeRun != kth) {
-                    // The rest of this run of equal P_pub scores pw with larger ids than the run's
-                    // tokens taken, and no earlier run's token ties at kth: none can enter the
-                    // top-k (a long run of equally rare public tokens was walked to its end here).
-                    r = view.runEnd[r] - 1;
-                    continue;
-                }
-                if (n == c.length) {
-                    c = Arrays.copyOf(c, 2 * n);
-                    p = Arrays.copyOf(p, 2 * n);
-                }
-                c[n] = w;
-                p[n++] = pw;
-                lastTaken = pw;
-                if (++taken == topK) {
-                    kth = pw;
-                }
-            }
-        }
-        return topMerged(c, p, owned, n, topK);
+        return TopKAnswer.next(own, view, backoffWeight, 1.0 / vocabularySize, topK);
     }
 
     /**
@@ -287,7 +234,7 @@ public final class NgramModel {
     }
 
     /** The first {@code topK} of {@code c[0, n)} by p descending, then id ascending. */
-    private static Next top(int[] c, double[] p, int n, int topK) {
+    static Next top(int[] c, double[] p, int n, int topK) {
         return answer(c, p, order(c, p, n), Math.max(0, Math.min(topK, n)));
     }
 
@@ -297,7 +244,7 @@ public final class NgramModel {
      * sorted, the public ones put in order among their ties, and the two merged — the same answer
      * without sorting the public ones again.
      */
-    private static Next topMerged(int[] c, double[] p, int owned, int n, int topK) {
+    static Next topMerged(int[] c, double[] p, int owned, int n, int topK) {
         int[] mine = order(c, p, owned);
         int m = n - owned;
         int[] pub = new int[m];
@@ -393,7 +340,7 @@ public final class NgramModel {
      * level maps p to (0 + d·p) / (t + d) — the same floating-point operations, so the same bits,
      * without looking the token up. Built once per answer (per view) and applied per candidate.
      */
-    private static final class ZeroCounts {
+    static final class ZeroCounts {
         private final double[] distinct;
         private final double[] denominator;
         private final int levels;
@@ -425,7 +372,7 @@ public final class NgramModel {
      * (linear; a private model's longer contexts' followers are among its empty context's, so the
      * merge mostly confirms the first table) instead of a sort.
      */
-    private static int[] union(List<FollowerTable> tables) {
+    static int[] union(List<FollowerTable> tables) {
         int[] acc = new int[0];
         for (FollowerTable t : tables) {
             acc = mergeDistinct(acc, t.tokens());
@@ -469,7 +416,7 @@ public final class NgramModel {
      * some level) ranked by P_pub descending, then id ascending, with P_pub by token id. Public
      * only: built from the backoff model, never from a private model's counts.
      */
-    private static final class PublicView {
+    static final class PublicView {
         final long backoffVersion;
         final int vocabularySize;
         final int[] tokens;
