@@ -107,8 +107,12 @@ final class RunFollower {
             long settleMs = Math.max(2000, 3 * cfg.flink().checkpointIntervalMs());
             while (System.currentTimeMillis() < deadline && !stop.getAsBoolean()) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(250))) {
-                    if (r.timestamp() >= startMs - 1000) {
-                        accept(r);
+                    // Older records on shared topics are other runs' (skipped undecoded), except
+                    // this run's file rejections: the records loader sends them before the run's
+                    // start time is taken, seconds earlier for a large file.
+                    boolean recent = r.timestamp() >= startMs - 1000;
+                    if (recent || r.topic().equals(t.name(Topic.REJECTED))) {
+                        accept(r, recent);
                     }
                 }
                 if (afterPoll != null) {
@@ -190,7 +194,7 @@ final class RunFollower {
         return stalled;
     }
 
-    private void accept(ConsumerRecord<byte[], byte[]> r) {
+    private void accept(ConsumerRecord<byte[], byte[]> r, boolean recent) {
         synchronized (seen) {
             if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) {
                 return; // read again by a later follow(): not a new record
@@ -221,7 +225,7 @@ final class RunFollower {
                 }
             } else {
                 Rejected x = AvroWire.decodeRejected(r.value());
-                if (x.runId() == null || x.runId().equals(runId)) {
+                if (runId.equals(x.runId()) || (x.runId() == null && recent)) {
                     outcome.add(x);
                 }
             }
