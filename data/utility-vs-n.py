@@ -85,7 +85,7 @@ def svg(rows):
             corpora.append(r["corpus"])
     w, h, pad = 220, 170, 46
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
-           'font-size="10">' % (w * len(PANELS), h + 40), '<rect width="100%" height="100%" fill="white"/>']
+           'font-size="10">' % (w * len(PANELS), h + 50), '<rect width="100%" height="100%" fill="white"/>']
     ns = [r["n"] for r in rows]
     lo, hi = math.log10(min(ns)) - 0.05, math.log10(max(ns)) + 0.05
     for p, (key, title) in enumerate(PANELS):
@@ -96,7 +96,7 @@ def svg(rows):
         vmin, vmax = min(0.0, min(vals)), max(vals) * 1.1 or 1.0
         X = lambda n: x0 + pad + (math.log10(n) - lo) / (hi - lo) * (w - pad - 10)
         Y = lambda v: 10 + (1 - (v - vmin) / (vmax - vmin)) * (h - 30)
-        out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (x0 + w / 2, h + 5, title))
+        out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (x0 + w / 2, h + 15, title))
         out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0 + pad, Y(vmin), x0 + w - 10, Y(vmin)))
         out.append('<line x1="%d" y1="10" x2="%d" y2="%d" stroke="black"/>' % (x0 + pad, x0 + pad, Y(vmin)))
         for v in (vmin, (vmin + vmax) / 2, vmax):
@@ -104,8 +104,12 @@ def svg(rows):
         if vmin < 0 < vmax:
             out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#aaa" stroke-dasharray="3"/>'
                        % (x0 + pad, Y(0), x0 + w - 10, Y(0)))
+        last, row = -1e9, 0
         for n in sorted(set(ns)):
-            out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (X(n), Y(vmin) + 12, "{:,}".format(n)))
+            row = row + 1 if X(n) - last < 34 else 0  # close labels go one line lower
+            last = X(n)
+            out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
+                       % (X(n), Y(vmin) + 12 + 10 * row, "{:,}".format(n)))
         for c, corpus in enumerate(corpora):
             pts = sorted((r["n"], r[key]) for r in rows if r["corpus"] == corpus and r[key] is not None)
             colour = COLOURS[c % len(COLOURS)]
@@ -114,7 +118,7 @@ def svg(rows):
             for n, v in pts:
                 out.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>' % (X(n), Y(v), colour))
     for c, corpus in enumerate(corpora):
-        out.append('<text x="%d" y="%d" fill="%s">%s</text>' % (10 + 200 * c, h + 30, COLOURS[c % len(COLOURS)], corpus))
+        out.append('<text x="%d" y="%d" fill="%s">%s</text>' % (10 + 200 * c, h + 40, COLOURS[c % len(COLOURS)], corpus))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
