@@ -68,7 +68,9 @@ public enum BenchWorkload {
             }
         }
         throw new IllegalArgumentException(
-                "payload must be one of sparse-1kb, sparse-8kb, model-vote; got '" + name + "'");
+                "payload must be one of sparse-1kb, sparse-8kb, model-vote, records; got '"
+                        + name
+                        + "'");
     }
 
     /** The shape of one benchmark job. */

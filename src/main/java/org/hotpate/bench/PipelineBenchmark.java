@@ -56,7 +56,8 @@ public final class PipelineBenchmark {
             boolean scaling,
             int[] scalingTeachers,
             Path out,
-            Path jfr) {
+            Path jfr,
+            RecordsWorkload records) {
         public Options {
             if (!(seconds > 0)
                     || !(warmupSeconds >= 0)
@@ -88,6 +89,11 @@ public final class PipelineBenchmark {
                                 + ", "
                                 + concurrency);
             }
+            if (records != null && (scaling || workload != BenchWorkload.MODEL_VOTE)) {
+                throw new IllegalArgumentException(
+                        "--payload records runs at one --teachers n (no --scaling), against the"
+                                + " model-vote path");
+            }
             if (parallelism < 1 || partitions < 1) {
                 throw new IllegalArgumentException(
                         "--parallelism and --partitions must be >= 1; got "
@@ -116,9 +122,11 @@ public final class PipelineBenchmark {
             kafka = EmbeddedKafka.start(work.resolve("kafka"), false);
             String bootstrap = kafka.bootstrapServers();
             ObjectNode line =
-                    o.scaling()
-                            ? scaling(o, bootstrap, work, err)
-                            : single(o, bootstrap, work, err);
+                    o.records() != null
+                            ? records(o, bootstrap, work, err)
+                            : o.scaling()
+                                    ? scaling(o, bootstrap, work, err)
+                                    : single(o, bootstrap, work, err);
             out.println(JSON.writeValueAsString(line));
             return 0;
         } finally {
@@ -169,7 +177,7 @@ public final class PipelineBenchmark {
         PipelineRun.Result p =
                 PipelineRun.run(
                         bootstrap,
-                        w,
+                        PipelineRun.Job.simulated(w, shape, work.resolve("pipeline")),
                         shape,
                         o.warmupSeconds(),
                         o.jitWaitSeconds(),
@@ -259,7 +267,7 @@ public final class PipelineBenchmark {
             PipelineRun.Result p =
                     PipelineRun.run(
                             bootstrap,
-                            w,
+                            PipelineRun.Job.simulated(w, o.shape(n), work.resolve("pipeline-" + n)),
                             o.shape(n),
                             o.warmupSeconds(),
                             o.jitWaitSeconds(),
@@ -295,6 +303,101 @@ public final class PipelineBenchmark {
         Path png = o.out().resolve("scaling-" + w.cliName() + ".png");
         ScalingChart.write(png, w.cliName(), rows);
         err.println("scaling: wrote " + json + " and " + png);
+        return j;
+    }
+
+    /**
+     * {@code --payload records}: at one n, first the simulated-teacher path (the {@code model-vote}
+     * workload: every teacher computes its coordinated vote itself and sends it through Kafka),
+     * then the records path (n-gram teachers built inside the job from n users' records, voting
+     * inside the job), one after the other on the same broker with the same shape. Both rates are Σ
+     * votesCast of the committed results per second in each run's steady window, so they compare
+     * like with like; the records run also reports how long the driver took to load the records and
+     * submit the job ({@code load_s}) and the time from the start to its first result ({@code
+     * first_result_s}: loading, building every teacher, the first step).
+     */
+    private static ObjectNode records(Options o, String bootstrap, Path work, PrintStream err)
+            throws Exception {
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        double loadStart = ThreadCpu.loadAverage();
+        BenchWorkload.Shape shape = o.shape(o.teachers());
+        err.printf(
+                "records workload: writing %,d users' records from %s ...%n",
+                o.teachers(), o.records().corpus());
+        RecordsWorkload.Users users = o.records().write(work.resolve("records"), o.teachers());
+        err.printf(
+                "records workload: %,d users, %,d records (%s)%n",
+                users.users(),
+                users.records(),
+                users.dealt()
+                        ? o.records().recordsPerUser() + " subjects each, dealt at random"
+                        : "the corpus's first users");
+        PipelineRun.Result simulated =
+                PipelineRun.run(
+                        bootstrap,
+                        PipelineRun.Job.simulated(
+                                BenchWorkload.MODEL_VOTE, shape, work.resolve("simulated")),
+                        shape,
+                        o.warmupSeconds(),
+                        o.jitWaitSeconds(),
+                        o.seconds(),
+                        work.resolve("simulated"),
+                        null,
+                        err);
+        err.printf(
+                "simulated teachers (model-vote): %,.0f votes/s in committed results%n",
+                simulated.aggregatedPerS());
+        PipelineRun.Result rec =
+                PipelineRun.run(
+                        bootstrap,
+                        PipelineRun.Job.records(o.records(), users, shape, work.resolve("records")),
+                        shape,
+                        o.warmupSeconds(),
+                        o.jitWaitSeconds(),
+                        o.seconds(),
+                        work.resolve("records"),
+                        o.jfr(),
+                        err);
+        double ratio = rec.aggregatedPerS() / simulated.aggregatedPerS();
+        err.printf(
+                "records teachers: %,.0f votes/s in committed results (%.3f of the simulated"
+                        + " path); records loaded and the job submitted in %.0f s, first result"
+                        + " %.0f s after the start; step p50 %.0f ms, p99 %.0f ms%n",
+                rec.aggregatedPerS(),
+                ratio,
+                rec.sessionStartS(),
+                rec.firstResultS(),
+                rec.latencyP50(),
+                rec.latencyP99());
+        printCores(err, rec.cores());
+
+        ObjectNode j = JSON.createObjectNode();
+        j.put("payload", RecordsWorkload.CLI_NAME);
+        j.put("teachers", users.users());
+        j.put("records", users.records());
+        j.put("users_dealt", users.dealt());
+        j.put("records_file", o.records().corpus().toString());
+        j.put("records_votes_per_s", Math.round(rec.aggregatedPerS()));
+        j.put("simulated_votes_per_s", Math.round(simulated.aggregatedPerS()));
+        j.put("ratio", round(ratio, 4));
+        j.put("load_s", round(rec.sessionStartS(), 1));
+        j.put("first_result_s", round(rec.firstResultS(), 1));
+        j.put("latency_ms_p50", round(rec.latencyP50(), 1));
+        j.put("latency_ms_p99", round(rec.latencyP99(), 1));
+        j.put("time_per_step_ms", round(1000.0 * users.users() / rec.aggregatedPerS(), 1));
+        j.put(
+                "simulated_time_per_step_ms",
+                round(1000.0 * users.users() / simulated.aggregatedPerS(), 1));
+        j.put("simulated_latency_ms_p50", round(simulated.latencyP50(), 1));
+        j.put("simulated_window_s", round(simulated.window().lengthS(), 1));
+        j.put("simulated_window_steady", simulated.window().steady());
+        putCores(j.putObject("simulated_cpu_cores"), simulated.cores(), 8);
+        ObjectNode r = j.putObject("records_run");
+        pipelineFields(r, rec);
+        j.put("load_avg_start", loadStart);
+        j.put("load_avg_end", ThreadCpu.loadAverage());
+        j.put("started", started);
+        j.put("commit", commit());
         return j;
     }
 

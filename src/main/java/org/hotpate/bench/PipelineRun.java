@@ -22,6 +22,7 @@ import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.Topic;
 import org.hotpate.stream.driver.RunSession;
 import org.hotpate.stream.driver.TeacherWorker;
+import org.hotpate.teachers.TeacherAnswers;
 
 /**
  * One steady-state run of the whole pipeline, driven only through public interfaces: a job spec
@@ -39,7 +40,7 @@ import org.hotpate.stream.driver.TeacherWorker;
 final class PipelineRun {
     /** What a run measured. Rates are per second; latencies in ms. */
     record Result(
-            BenchWorkload workload,
+            String workload,
             BenchWorkload.Shape shape,
             BenchStats.Window window,
             double consumedPerS,
@@ -54,8 +55,40 @@ final class PipelineRun {
             double issuedToClosedP50,
             double closedToVisibleP50,
             double warmupS,
+            double sessionStartS,
+            double firstResultS,
             Map<String, Double> cores,
             CheckpointSizes.Sizes state) {}
+
+    /**
+     * What one run starts: the job's config and, for an external ensemble, how the {@link
+     * TeacherWorker} answers ({@code null}: the teachers are built inside the job from records).
+     */
+    record Job(String name, JobConfig cfg, TeacherAnswers answers) {
+        static Job simulated(BenchWorkload w, BenchWorkload.Shape shape, Path workDir) {
+            String tag = w.cliName() + "-n" + shape.teachers() + "-" + System.nanoTime() % 100000;
+            return new Job(
+                    w.cliName(),
+                    w.config(tag, shape, workDir.toAbsolutePath().toString()),
+                    w.answers());
+        }
+
+        static Job records(
+                RecordsWorkload w,
+                RecordsWorkload.Users users,
+                BenchWorkload.Shape shape,
+                Path workDir) {
+            String tag = "records-n" + shape.teachers() + "-" + System.nanoTime() % 100000;
+            return new Job(
+                    RecordsWorkload.CLI_NAME,
+                    w.config(tag, shape, users.file(), workDir.toAbsolutePath().toString()),
+                    null);
+        }
+
+        boolean teachersInJob() {
+            return answers == null;
+        }
+    }
 
     private PipelineRun() {}
 
@@ -71,7 +104,7 @@ final class PipelineRun {
 
     static Result run(
             String bootstrap,
-            BenchWorkload workload,
+            Job job,
             BenchWorkload.Shape shape,
             double warmupS,
             double jitWaitS,
@@ -80,11 +113,11 @@ final class PipelineRun {
             Path jfr,
             PrintStream err)
             throws Exception {
-        String tag =
-                workload.cliName() + "-n" + shape.teachers() + "-" + System.nanoTime() % 100000;
-        JobConfig cfg = workload.config(tag, shape, workDir.toAbsolutePath().toString());
+        JobConfig cfg = job.cfg();
         String distributions = cfg.kafka().topics().name(Topic.DISTRIBUTIONS);
+        long begin = System.currentTimeMillis();
         RunSession session = RunSession.start(cfg, bootstrap);
+        double sessionStartS = (System.currentTimeMillis() - begin) / 1000.0;
         TeacherWorker worker = null;
         Thread workerThread = null;
         ResultProbe probe = null;
@@ -102,13 +135,15 @@ final class PipelineRun {
         Properties ap = new Properties();
         ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(ap)) {
-            worker =
-                    new TeacherWorker(
-                            TeacherWorker.settings(
-                                    cfg, bootstrap, session.runId(), 0, shape.teachers()),
-                            workload.answers());
-            workerThread = new Thread(worker, "bench-teacher-worker");
-            workerThread.start();
+            if (!job.teachersInJob()) {
+                worker =
+                        new TeacherWorker(
+                                TeacherWorker.settings(
+                                        cfg, bootstrap, session.runId(), 0, shape.teachers()),
+                                job.answers());
+                workerThread = new Thread(worker, "bench-teacher-worker");
+                workerThread.start();
+            }
             probe =
                     new ResultProbe(
                             bootstrap,
@@ -121,7 +156,7 @@ final class PipelineRun {
             err.printf(
                     "pipeline %s: n = %,d teachers, %d sequences in flight, checkpoints every %d"
                             + " ms, parallelism %d (run %s)%n",
-                    workload.cliName(),
+                    job.name(),
                     shape.teachers(),
                     shape.concurrency(),
                     shape.checkpointMs(),
@@ -132,7 +167,10 @@ final class PipelineRun {
             Set<String> groups = new HashSet<>();
             long t0 = System.currentTimeMillis();
             double warmEnd = -1;
-            double maxWarmup = Math.max(300, 3 * warmupS) + jitWaitS;
+            // Records teachers are built inside the job before the first step is answered: their
+            // load gets an hour (the 13,494-user run took 187 s; progress lines show it going).
+            double maxWarmup = Math.max(job.teachersInJob() ? 3600 : 300, 3 * warmupS) + jitWaitS;
+            double firstResult = Double.NaN;
             ThreadCpu.JitWatch jit = new ThreadCpu.JitWatch(5);
             double jitCores = Double.POSITIVE_INFINITY;
             ThreadCpu.Snapshot cpuA = null;
@@ -142,7 +180,11 @@ final class PipelineRun {
                 double t = (System.currentTimeMillis() - t0) / 1000.0;
                 long consumed = committedOffsets(admin, distributions, groups);
                 long votes = probe.votes();
-                samples.add(new double[] {t, consumed, votes, worker.distributionsSent()});
+                long sent = worker == null ? 0 : worker.distributionsSent();
+                samples.add(new double[] {t, consumed, votes, sent});
+                if (Double.isNaN(firstResult) && probe.results() > 0) {
+                    firstResult = (System.currentTimeMillis() - begin) / 1000.0;
+                }
                 jitCores = jit.sample(t);
                 if (probe.failure() != null) {
                     throw new IllegalStateException(
@@ -152,7 +194,7 @@ final class PipelineRun {
                 if (st.isGloballyTerminalState()) {
                     throw new IllegalStateException("the Flink job ended early with status " + st);
                 }
-                if (!workerThread.isAlive()) {
+                if (workerThread != null && !workerThread.isAlive()) {
                     throw new IllegalStateException("the teacher worker stopped");
                 }
                 if (t - lastPrint >= 5) {
@@ -161,7 +203,7 @@ final class PipelineRun {
                                     + " JIT %.2f cores%n",
                             t,
                             warmEnd < 0 ? " (warm-up)" : "",
-                            worker.distributionsSent(),
+                            sent,
                             consumed,
                             probe.results(),
                             votes,
@@ -172,7 +214,7 @@ final class PipelineRun {
                 if (warmEnd < 0
                         && t >= warmupS
                         && probe.results() > 0
-                        && consumed > 0
+                        && (consumed > 0 || job.teachersInJob())
                         && jitQuiet) {
                     warmEnd = t;
                     cpuA = ThreadCpu.snapshot();
@@ -184,7 +226,7 @@ final class PipelineRun {
                         recording.setName("hotpate-bench");
                         recording.start();
                         window = new JfrSummary.WindowEvent();
-                        window.payload = workload.cliName();
+                        window.payload = job.name();
                         window.begin();
                     }
                 } else if (warmEnd < 0 && t > maxWarmup) {
@@ -209,12 +251,14 @@ final class PipelineRun {
                     CheckpointSizes.latest(session.outputDir().resolve("checkpoints"))
                             .orElse(new CheckpointSizes.Sizes(-1, Map.of()));
             return summarize(
-                    workload,
+                    job.name(),
                     shape,
                     samples,
                     t0,
                     warmEnd,
                     measureS,
+                    sessionStartS,
+                    firstResult,
                     probe,
                     ThreadCpu.cores(cpuA, cpuB),
                     state);
@@ -239,12 +283,14 @@ final class PipelineRun {
     }
 
     private static Result summarize(
-            BenchWorkload workload,
+            String workload,
             BenchWorkload.Shape shape,
             List<double[]> samples,
             long t0,
             double warmEnd,
             double measureS,
+            double sessionStartS,
+            double firstResultS,
             ResultProbe probe,
             Map<String, Double> cores,
             CheckpointSizes.Sizes state) {
@@ -298,6 +344,8 @@ final class PipelineRun {
                 BenchStats.percentile(
                         toVisible.stream().mapToDouble(Double::doubleValue).toArray(), 0.5),
                 warmEnd,
+                sessionStartS,
+                firstResultS,
                 cores,
                 state);
     }

@@ -9,6 +9,7 @@ import java.util.Set;
 import org.hotpate.bench.BenchWorkload;
 import org.hotpate.bench.JfrSummary;
 import org.hotpate.bench.PipelineBenchmark;
+import org.hotpate.bench.RecordsWorkload;
 
 /**
  * {@code ./hotpate bench}: {@code bench pipeline} measures the whole streaming pipeline against the
@@ -32,6 +33,7 @@ public final class BenchCommand implements Command {
         return """
                 usage: ./hotpate bench pipeline --payload sparse-1kb|sparse-8kb|model-vote [OPTIONS]
                        ./hotpate bench pipeline --scaling [--payload P] [--scaling-teachers 1000,10000,100000]
+                       ./hotpate bench pipeline --payload records --teachers N [--records-file F]
                        ./hotpate bench jfr FILE.jfr [--top N]
                        ./hotpate bench [JMH-ARGS...]
 
@@ -58,6 +60,20 @@ public final class BenchCommand implements Command {
                   --jfr FILE           record the pipeline's measured window with JFR (profile)
                   --scaling            time per step and state bytes per teacher at several n
                                        (JSON + PNG into --out, default target/bench)
+
+                --payload records: records teachers against simulated ones at one n, in one run
+                (no ceiling): first the model-vote pipeline, then a records job whose n users'
+                n-gram teachers are built inside Flink from their records; both rates are votes
+                per second in committed results. JSON: records_votes_per_s,
+                simulated_votes_per_s, ratio, load_s (the driver reads and sends the records,
+                submits the job), first_result_s (from the start: also every teacher built and
+                the first step), latency_ms_p50/p99, time_per_step_ms, records_run {...}.
+                  --records-file F     JSONL.gz with user and subject (default
+                                       data/commits/public-commits.jsonl.gz); its first n users,
+                                       or, when it has fewer, n users each dealt
+                  --records-per-user K subjects drawn at random from all of it (default 4)
+                  --public-file P      the teachers' public backoff (default
+                                       data/spamassassin/public.jsonl.gz)
 
                 bench jfr prints the top frames, cost categories, thread roles and allocation of
                 a recording made with --jfr.
@@ -122,19 +138,43 @@ public final class BenchCommand implements Command {
                                 "partitions",
                                 "jfr",
                                 "scaling-teachers",
-                                "out"),
+                                "out",
+                                "records-file",
+                                "public-file",
+                                "records-per-user"),
                         Set.of("scaling"));
         if (!a.positional().isEmpty()) {
             throw new UsageException("unexpected argument '" + a.positional().get(0) + "'");
         }
         boolean scaling = a.flag("scaling");
+        String payload = scaling ? a.string("payload", "sparse-1kb") : a.required("payload");
+        boolean records = payload.equals(RecordsWorkload.CLI_NAME);
+        if (!records
+                && (a.has("records-file") || a.has("public-file") || a.has("records-per-user"))) {
+            throw new UsageException(
+                    "--records-file, --public-file and --records-per-user need --payload records");
+        }
         BenchWorkload w;
+        RecordsWorkload rw = null;
         try {
-            w =
-                    BenchWorkload.byName(
-                            scaling ? a.string("payload", "sparse-1kb") : a.required("payload"));
+            w = records ? BenchWorkload.MODEL_VOTE : BenchWorkload.byName(payload);
+            if (records) {
+                rw =
+                        new RecordsWorkload(
+                                Path.of(
+                                        a.string(
+                                                "records-file",
+                                                RecordsWorkload.DEFAULT_CORPUS.toString())),
+                                Path.of(
+                                        a.string(
+                                                "public-file",
+                                                RecordsWorkload.DEFAULT_PUBLIC.toString())),
+                                a.intValue("records-per-user", 4),
+                                42L);
+            }
         } catch (IllegalArgumentException e) {
-            throw new UsageException("--" + e.getMessage());
+            throw new UsageException(
+                    e.getMessage().startsWith("payload") ? "--" + e.getMessage() : e.getMessage());
         }
         double seconds = a.doubleValue("seconds", 30.0);
         PipelineBenchmark.Options o;
@@ -154,7 +194,8 @@ public final class BenchCommand implements Command {
                             scaling,
                             a.intList("scaling-teachers", new int[] {1_000, 10_000, 100_000}),
                             Path.of(a.string("out", "target/bench")),
-                            a.has("jfr") ? Path.of(a.string("jfr", null)) : null);
+                            a.has("jfr") ? Path.of(a.string("jfr", null)) : null,
+                            rw);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }

@@ -97,6 +97,76 @@ class PipelineBenchmarkITCase {
     }
 
     /**
+     * {@code --payload records}: the simulated path and a records job of 40 users (dealt from the
+     * shipped commit subjects) one after the other; both rates come from committed results and the
+     * ratio is theirs. Speed is never asserted.
+     */
+    @Test
+    void theRecordsWorkloadComparesRecordsTeachersWithSimulatedOnesInOneRun() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc =
+                Main.execute(
+                        new String[] {
+                            "bench",
+                            "pipeline",
+                            "--payload",
+                            "records",
+                            "--teachers",
+                            "40",
+                            "--records-per-user",
+                            "3",
+                            "--records-file",
+                            "data/spamassassin/public.jsonl.gz",
+                            "--concurrency",
+                            "4",
+                            "--seconds",
+                            "4",
+                            "--warmup",
+                            "2",
+                            "--checkpoint-ms",
+                            "300",
+                            "--jit-wait",
+                            "0"
+                        },
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        String log = err.toString(StandardCharsets.UTF_8);
+        assertThat(rc).as(log).isZero();
+        assertThat(log).contains("40 users, 120 records (3 subjects each, dealt at random)");
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        JsonNode j = new ObjectMapper().readTree(lines.get(lines.size() - 1));
+        assertThat(j.get("payload").asText()).isEqualTo("records");
+        assertThat(j.get("teachers").asInt()).isEqualTo(40);
+        assertThat(j.get("users_dealt").asBoolean()).isTrue();
+        double records = j.get("records_votes_per_s").asDouble();
+        double simulated = j.get("simulated_votes_per_s").asDouble();
+        assertThat(records).isPositive();
+        assertThat(simulated).isPositive();
+        assertThat(j.get("ratio").asDouble())
+                .isCloseTo(records / simulated, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(j.get("first_result_s").asDouble())
+                .isGreaterThanOrEqualTo(j.get("load_s").asDouble());
+        JsonNode run = j.get("records_run");
+        assertThat(run.get("pipeline_source").asText()).isEqualTo("results (votesCast)");
+        assertThat(run.get("steps").asInt()).isPositive();
+        assertThat(run.get("partial_steps").asInt()).isZero();
+        assertThat(run.get("state_bytes").has("teachers")).isTrue();
+
+        assertThat(
+                        Main.execute(
+                                new String[] {
+                                    "bench", "pipeline", "--payload", "sparse-1kb",
+                                    "--records-per-user", "3"
+                                },
+                                new PrintStream(out, true, StandardCharsets.UTF_8),
+                                new PrintStream(err, true, StandardCharsets.UTF_8)))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--records-per-user need --payload records");
+    }
+
+    /**
      * Flink's one static, daemon scheduler for delayed futures (FutureUtils): created on first use,
      * shared by every later job in the JVM, never per run.
      */
