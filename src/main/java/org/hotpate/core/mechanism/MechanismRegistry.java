@@ -116,6 +116,14 @@ public final class MechanismRegistry {
         }
 
         /**
+         * The order a positional shorthand {@code name:v1:v2:…} lists this name's parameters in
+         * (the evaluation's levers): its {@link #parameters()} unless the entry says otherwise.
+         */
+        default List<String> shorthand() {
+            return parameters();
+        }
+
+        /**
          * Checks {@code params}' keys: none unknown, none null, every required one present; the
          * messages list the accepted parameters.
          */
@@ -179,17 +187,25 @@ public final class MechanismRegistry {
             ParameterTable table,
             boolean differentiallyPrivate,
             Factory factory,
-            PrivacyAnalysis analysis)
+            PrivacyAnalysis analysis,
+            List<String> shorthand)
             implements Entry {
         public EnsembleEntry {
             checkNotNull("table", table);
             checkNotNull("factory", factory);
             checkNotNull("analysis", analysis);
+            shorthand = List.copyOf(shorthand);
+            if (!new java.util.HashSet<>(table.parameters())
+                            .equals(new java.util.HashSet<>(shorthand))
+                    || shorthand.size() != table.parameters().size()) {
+                throw new IllegalArgumentException(
+                        "shorthand " + shorthand + " must order " + table.parameters());
+            }
         }
 
         /** An ensemble mechanism the privacy planner and the tuner do not offer. */
         public EnsembleEntry(ParameterTable table, boolean differentiallyPrivate, Factory factory) {
-            this(table, differentiallyPrivate, factory, PrivacyAnalysis.NONE);
+            this(table, differentiallyPrivate, factory, PrivacyAnalysis.NONE, table.parameters());
         }
 
         @Override
@@ -352,7 +368,9 @@ public final class MechanismRegistry {
                                     p.put("threshold", t);
                                     p.put("sigma2", s2);
                                     return p;
-                                })));
+                                })),
+                // the order of Algorithm 1 (and of the evaluation's lever σ1:T:σ2)
+                List.of("sigma1", "threshold", "sigma2"));
         ensemble(
                 CHECKED_GNMAX,
                 List.of("sigma1", "sigma2", "threshold", "sigma3", "check-threshold"),
@@ -461,12 +479,31 @@ public final class MechanismRegistry {
             boolean dp,
             Factory factory,
             PrivacyAnalysis analysis) {
+        ensemble(
+                name,
+                required,
+                optional,
+                dp,
+                factory,
+                analysis,
+                new ParameterTable(name, required, optional, Map.of()).parameters());
+    }
+
+    private static void ensemble(
+            String name,
+            List<String> required,
+            List<String> optional,
+            boolean dp,
+            Factory factory,
+            PrivacyAnalysis analysis,
+            List<String> shorthand) {
         register(
                 new EnsembleEntry(
                         new ParameterTable(name, required, optional, Map.of()),
                         dp,
                         factory,
-                        analysis));
+                        analysis,
+                        shorthand));
     }
 
     private static void register(Entry e) {
