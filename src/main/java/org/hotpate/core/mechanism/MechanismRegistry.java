@@ -43,6 +43,13 @@ import org.hotpate.core.util.ParameterTable;
  *   <tr><td>scheme-a</td><td>per-teacher</td><td>epsilon, lower, upper, sample-rate (R)</td><td>{@link SchemeAStep}</td></tr>
  * </table>
  *
+ * <p>What the tools ask of a name is its entry's too, so no caller branches on a name: an ensemble
+ * entry's {@link PrivacyAnalysis} (one step's RDP for {@code ./hotpate privacy cost}, one answered
+ * query's cost for {@code privacy plan}, the evaluation's tuning grid) and {@link
+ * Entry#shorthand()} order, a per-teacher entry's {@code privacy plan --scheme} letter and report.
+ * {@link #THRESHOLD_STEP} and {@link #GAUSSIAN} are priced by {@code privacy} but are no spec
+ * names.
+ *
  * <p>A new mechanism is one class and one {@code register} line below (docs/architecture.md,
  * "Extending"). Unknown names, unknown or missing parameters raise {@link IllegalArgumentException}
  * naming every valid name or parameter.
