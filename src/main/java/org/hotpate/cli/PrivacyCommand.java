@@ -2,20 +2,20 @@ package org.hotpate.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.hotpate.core.accounting.ChargePlanning;
+import java.util.TreeMap;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
-import org.hotpate.core.accounting.NeighbourRelation;
-import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.MechanismRegistry;
+import org.hotpate.core.mechanism.PrivacyAnalysis;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.EpsilonAtOrder;
 import org.hotpate.core.privacy.OrderGrid;
-import org.hotpate.core.privacy.PateRdp;
 import org.hotpate.core.privacy.PrivacyBudget;
 import org.hotpate.core.privacy.PrivacyEvent;
 import org.hotpate.core.privacy.RdpAccountant;
@@ -166,42 +166,21 @@ public final class PrivacyCommand implements Command {
                             + ") and >= 2; got "
                             + vocab);
         }
-        double[] di = new double[orders.length];
-        double[] dd = new double[orders.length];
-        switch (mech) {
-            case MechanismRegistry.GNMAX -> {
-                double sigma = positive(a, "sigma");
-                double logq = PateRdp.logqGaussian(counts, vocab, sigma);
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.gnmaxDataIndependent(sigma, orders[i]);
-                    dd[i] = PateRdp.rdpGaussian(logq, sigma, orders[i]);
-                }
-            }
-            case MechanismRegistry.LNMAX -> {
-                double b = positive(a, "scale");
-                double logq = PateRdp.logqLaplace(counts, vocab, b);
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.lnmaxDataIndependent(b, orders[i]);
-                    dd[i] = PateRdp.rdpPureEps(logq, 2 / b, orders[i]);
-                }
-            }
-            case "threshold" -> {
-                double t = a.doubleValue("threshold", null);
-                double s1 = positive(a, "sigma1");
-                double logPr = PateRdp.logPrAnswered(t, s1, counts);
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.thresholdDataIndependent(s1, orders[i]);
-                    dd[i] = PateRdp.thresholdDataDependent(logPr, s1, orders[i]);
-                }
-            }
-            default ->
-                    throw new UsageException(
-                            "--mechanism must be gnmax, lnmax or threshold; got '" + mech + "'");
-        }
+        PrivacyAnalysis.StepRdp step =
+                MechanismRegistry.stepRdp(mech)
+                        .orElseThrow(
+                                () ->
+                                        new UsageException(
+                                                "--mechanism must be "
+                                                        + orList(MechanismRegistry.stepRdpNames())
+                                                        + "; got '"
+                                                        + mech
+                                                        + "'"));
+        PrivacyAnalysis.Curves c = step.of(inputs(a), counts, vocab, orders);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("orders", orders);
-        m.put("data_independent", di);
-        m.put("data_dependent", dd);
+        m.put("data_independent", c.dataIndependent());
+        m.put("data_dependent", c.dataDependent());
         m.put("data_dependent_note", DATA_DEPENDENT_NOTE);
         return m;
     }
@@ -303,48 +282,51 @@ public final class PrivacyCommand implements Command {
 
     private static Map<String, Object> planMechanism(CliArgs a, PrivacyBudget budget) {
         String mech = a.required("mechanism");
-        if (mech.equals(MechanismRegistry.AUTO)) {
+        if (MechanismRegistry.is(mech, MechanismRegistry.Kind.AUTO)) {
             return planAuto(a, budget);
         }
         OrderGrid grid = OrderGrid.of(orders(a, OrderGrid.dpAccountingDefault().orders()));
-        double[] perAnswered;
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("mechanism", mech);
-        switch (mech) {
-            case MechanismRegistry.GNMAX ->
-                    perAnswered = rdpOf(new PrivacyEvent.Gnmax(positive(a, "sigma")), grid);
-            case MechanismRegistry.LNMAX ->
-                    perAnswered = rdpOf(new PrivacyEvent.Lnmax(positive(a, "scale")), grid);
-            case "gaussian" ->
-                    perAnswered =
-                            rdpOf(
-                                    new PrivacyEvent.Gaussian(
-                                            positive(a, "sigma"),
-                                            a.doubleValue("sensitivity", 1.0)),
-                                    grid);
-            case MechanismRegistry.CONFIDENT_GNMAX, MechanismRegistry.HOT_PATE -> {
-                double f = a.doubleValue("answered-fraction", 1.0);
-                if (!(f > 0 && f <= 1)) {
-                    throw new UsageException("--answered-fraction must be in (0, 1]; got " + f);
-                }
-                double s1 = positive(a, "sigma1");
-                double s2 = positive(a, "sigma2");
-                double[] thr = rdpOf(new PrivacyEvent.ConfidentGnmax(s1, 0, s2, false), grid);
-                double[] ans = rdpOf(new PrivacyEvent.Gnmax(s2), grid);
-                perAnswered = new double[grid.size()];
-                for (int i = 0; i < perAnswered.length; i++) {
-                    perAnswered[i] = thr[i] / f + ans[i];
-                }
-                m.put("answered_fraction", f);
+        List<String> planned = new ArrayList<>(List.of(MechanismRegistry.AUTO));
+        planned.addAll(MechanismRegistry.answeredStepNames());
+        PrivacyAnalysis.AnsweredStep step =
+                MechanismRegistry.answeredStep(mech)
+                        .orElseThrow(
+                                () ->
+                                        new UsageException(
+                                                "--mechanism must be "
+                                                        + orList(planned)
+                                                        + "; got '"
+                                                        + mech
+                                                        + "'"));
+        PrivacyAnalysis.Cost cost = step.costOf(inputs(a));
+        double[] perAnswered = new double[grid.size()];
+        for (PrivacyAnalysis.Share share : cost.shares()) {
+            double[] rdp = rdpOf(share.event(), grid);
+            for (int i = 0; i < perAnswered.length; i++) {
+                perAnswered[i] += rdp[i] / share.answeredFraction();
             }
-            default ->
-                    throw new UsageException(
-                            "--mechanism must be gnmax, lnmax, confident-gnmax (hot-pate) or gaussian; got '"
-                                    + mech
-                                    + "'");
         }
-        if (a.has("sensitivity") && !mech.equals("gaussian")) {
-            throw new UsageException("--sensitivity applies to --mechanism gaussian only");
+        m.putAll(new TreeMap<>(cost.assumptions()));
+        // an option only some analyses read is refused where it would be ignored
+        for (String option : ONLY_WHERE_READ) {
+            if (a.has(option) && !step.parameters().contains(option)) {
+                throw new UsageException(
+                        "--"
+                                + option
+                                + " applies to --mechanism "
+                                + orList(
+                                        MechanismRegistry.answeredStepNames().stream()
+                                                .filter(
+                                                        n ->
+                                                                MechanismRegistry.answeredStep(n)
+                                                                        .orElseThrow()
+                                                                        .parameters()
+                                                                        .contains(option))
+                                                .toList())
+                                + " only");
+            }
         }
         // The run's filter fixes one order in advance: plan it for this per-answer cost.
         EnsembleBudgetFilter.Config cfg =
@@ -390,117 +372,89 @@ public final class PrivacyCommand implements Command {
 
     private static Map<String, Object> planScheme(CliArgs a, double eps, double delta) {
         String scheme = a.required("scheme");
-        Map<String, Object> m = new LinkedHashMap<>();
-        switch (scheme) {
-            case "b", "B" -> {
-                // --sigma names the count's noise when no --mechanism claims it
-                double sigma =
-                        a.has("count-sigma") || a.has("mechanism")
-                                ? positive(a, "count-sigma")
-                                : positive(a, "sigma");
-                ChargePlanning.SchemeBPlan p =
-                        ChargePlanning.schemeB(eps, delta, sigma, NeighbourRelation.REPLACE_ONE);
-                m.put("scheme", "B");
-                m.put(
-                        "label",
-                        "Feldman-Zrnic individual Renyi filter (verified statements; default)");
-                m.put("relation", NeighbourRelation.REPLACE_ONE.label());
-                m.put("sigma", sigma);
-                m.put("k", Math.max(0, p.k()));
-                m.put("order", p.order());
-                m.put("rdp_budget", p.rdpBudget());
-                m.put("charge_per_involvement", p.order() / (2 * sigma * sigma));
-                SchemeBStep.Params params =
-                        new SchemeBStep.Params(
-                                sigma, a.doubleValue("threshold", 0.0), sampleRate(a));
-                SchemeBStep.Plan plan = SchemeBStep.Plan.forTarget(params, eps, delta);
-                // the pair (user, replacement) both at K
-                m.put("epsilon_per_user", plan.epsilon(plan.limit(), delta));
-                if (a.has("threshold")) {
-                    m.put("threshold", a.doubleValue("threshold", null));
-                }
-                if (a.has("sample-rate")) {
-                    m.put("sample_rate", sampleRate(a));
-                    // a teacher that always votes the tested token is involved in a fraction ν
-                    m.put("steps_at_full_agreement", plan.limit() / sampleRate(a));
-                }
-                SchemeBStep.Plan ar =
-                        SchemeBStep.Plan.forTarget(
-                                params, eps, delta, NeighbourRelation.ADD_REMOVE);
-                Map<String, Object> addRemove = new LinkedHashMap<>();
-                addRemove.put("note", ADD_REMOVE_NOTE);
-                addRemove.put("k", ar.k());
-                addRemove.put("epsilon_per_user", ar.epsilonAddRemove(ar.k(), delta));
-                m.put("add_remove", addRemove);
-            }
-            case "a", "A" -> {
-                double stepEps = positive(a, "step-epsilon");
-                if (a.has("band-width") == (a.has("lower") || a.has("upper"))) {
-                    throw new UsageException(
-                            "--scheme a needs the band as --band-width W or as --lower L --upper U");
-                }
-                double w =
-                        a.has("band-width")
-                                ? positive(a, "band-width")
-                                : a.doubleValue("upper", null) - a.doubleValue("lower", null);
-                if (!(w > 0)) {
-                    throw new UsageException("--upper must be > --lower; got a band of " + w);
-                }
-                int tau =
-                        ChargePlanning.schemeATau(
-                                eps, delta, stepEps, w, NeighbourRelation.REPLACE_ONE);
-                double q = ChargePlanning.qTarget(stepEps, w);
-                m.put("scheme", "A");
-                m.put(
-                        "label",
-                        "BetweenThresholds target charging (rests on the DERIVED proof docs/proofs/scheme-a.md)");
-                m.put("relation", NeighbourRelation.REPLACE_ONE.label());
-                m.put("step_epsilon", stepEps);
-                m.put("band_width", w);
-                m.put("q", q);
-                m.put("tau", tau);
-                if (tau > 0) {
-                    // the pair (user, replacement): m for 2τ target hits
-                    long mm = ChargePlanning.minTrials(2 * tau, q, delta / 2);
-                    m.put("m", mm);
-                    m.put("epsilon_prime", ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
-                    m.put("epsilon_per_user", ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
-                }
-                if (a.has("lower")) {
-                    m.put("lower", a.doubleValue("lower", null));
-                    m.put("upper", a.doubleValue("upper", null));
-                }
-                if (a.has("sample-rate")) {
-                    m.put("sample_rate", sampleRate(a));
-                }
-                int tauAr = ChargePlanning.schemeATau(eps, delta, stepEps, w);
-                Map<String, Object> addRemove = new LinkedHashMap<>();
-                addRemove.put("note", ADD_REMOVE_NOTE);
-                addRemove.put("tau", tauAr);
-                if (tauAr > 0) {
-                    long mm = ChargePlanning.minTrials(tauAr, q, delta / 2);
-                    addRemove.put("m", mm);
-                    addRemove.put(
-                            "epsilon_per_user",
-                            ChargePlanning.epsilonPrime(mm, stepEps, delta / 2));
-                }
-                m.put("add_remove", addRemove);
-            }
-            default -> throw new UsageException("--scheme must be a or b; got '" + scheme + "'");
-        }
-        return m;
+        MechanismRegistry.PerTeacherEntry e =
+                MechanismRegistry.perTeacherByLetter(scheme)
+                        .orElseThrow(
+                                () ->
+                                        new UsageException(
+                                                "--scheme must be "
+                                                        + orList(
+                                                                MechanismRegistry
+                                                                        .perTeacherLetters())
+                                                        + "; got '"
+                                                        + scheme
+                                                        + "'"));
+        // --sigma names the count's noise when no --mechanism claims it
+        PrivacyAnalysis.Inputs in =
+                inputs(a, a.has("mechanism") ? Map.of() : Map.of("count-sigma", "sigma"));
+        return e.report().report(in, eps, delta);
     }
 
-    private static final String ADD_REMOVE_NOTE =
-            "the limit the add/remove statement would allow, for comparison only: hotpate's"
-                    + " relation is replace-one (docs/proofs/replace-one.md)";
+    /** "x", "x or y", "x, y or z". */
+    private static String orList(List<String> names) {
+        int n = names.size();
+        return n <= 1
+                ? String.join("", names)
+                : String.join(", ", names.subList(0, n - 1)) + " or " + names.get(n - 1);
+    }
 
-    private static double sampleRate(CliArgs a) {
-        double r = a.doubleValue("sample-rate", 1.0);
-        if (!(r > 0 && r <= 1)) {
-            throw new UsageException("--sample-rate must be in (0, 1]; got " + r);
-        }
-        return r;
+    /** Options the answered-query analyses read that are refused where they would be ignored. */
+    private static final List<String> ONLY_WHERE_READ = List.of("sensitivity");
+
+    private static PrivacyAnalysis.Inputs inputs(CliArgs a) {
+        return inputs(a, Map.of());
+    }
+
+    /**
+     * The command's options as a hook's inputs; {@code fallback}: a key read from another option
+     * when its own is not given.
+     */
+    private static PrivacyAnalysis.Inputs inputs(CliArgs a, Map<String, String> fallback) {
+        return new PrivacyAnalysis.Inputs() {
+            private String key(String key) {
+                return a.has(key) ? key : fallback.getOrDefault(key, key);
+            }
+
+            @Override
+            public boolean has(String key) {
+                return a.has(key);
+            }
+
+            @Override
+            public double value(String key) {
+                return a.doubleValue(key(key), null);
+            }
+
+            @Override
+            public double value(String key, double dflt) {
+                return a.doubleValue(key(key), dflt);
+            }
+
+            @Override
+            public double positive(String key) {
+                return PrivacyCommand.positive(a, key(key));
+            }
+
+            @Override
+            public double unitFraction(String key, double dflt) {
+                String k = key(key);
+                double f = a.doubleValue(k, dflt);
+                if (!(f > 0 && f <= 1)) {
+                    throw new UsageException("--" + k + " must be in (0, 1]; got " + f);
+                }
+                return f;
+            }
+
+            @Override
+            public String spell(String key) {
+                return "--" + key;
+            }
+
+            @Override
+            public RuntimeException invalid(String message) {
+                return new UsageException(message);
+            }
+        };
     }
 
     private static double[] rdpOf(PrivacyEvent e, OrderGrid grid) {

@@ -7,15 +7,14 @@ import static org.hotpate.core.util.Preconditions.checkPositive;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
 import org.hotpate.core.mechanism.AggregationMechanism;
-import org.hotpate.core.mechanism.HotPateHomogeneousMechanism;
 import org.hotpate.core.mechanism.MechanismRegistry;
+import org.hotpate.core.mechanism.PrivacyAnalysis;
 import org.hotpate.core.mechanism.Release;
 import org.hotpate.core.privacy.Conversion;
 import org.hotpate.core.privacy.OrderGrid;
@@ -252,110 +251,96 @@ public final class PrivacyEfficiency {
             long steps,
             double precision) {}
 
+    /**
+     * The best setting on the grid for {@code mechanism}, searched as its registry entry's {@link
+     * PrivacyAnalysis.Tuning} says: a noisy argmax over its one scale, or a thresholded argmax over
+     * (σ1, σ2) and — when the mechanism does not fix it — the threshold.
+     */
     Tuned tune(String mechanism, HistogramPool pool) {
+        PrivacyAnalysis.Tuning tuning =
+                MechanismRegistry.analysis(mechanism)
+                        .findTuning()
+                        .orElseThrow(
+                                () ->
+                                        new IllegalArgumentException(
+                                                "unknown mechanism " + mechanism));
+        if (tuning instanceof PrivacyAnalysis.NoisyArgmax n) {
+            return tuneNoisyArgmax(n, pool);
+        }
+        if (tuning instanceof PrivacyAnalysis.ThresholdedArgmax t) {
+            return tuneThresholded(t, pool);
+        }
+        throw new IllegalStateException("no tuner for " + tuning);
+    }
+
+    private Tuned tuneNoisyArgmax(PrivacyAnalysis.NoisyArgmax n, HistogramPool pool) {
         double[] scales = scaleGrid(pool.teachers);
         SplittableRandom rnd = new SplittableRandom(tuningSeed);
         Tuned best = null;
-        switch (mechanism) {
-            case MechanismRegistry.GNMAX -> {
-                for (double s : scales) {
-                    double pc = pool.pluralityProbability(s, false, rnd);
-                    long k = affordableSteps(new double[][] {rdp(gnmax(s))}, new double[] {1});
-                    best = better(best, new Tuned(Map.of("sigma", s), Double.NaN, k * pc, k, pc));
-                }
-            }
-            case MechanismRegistry.LNMAX -> {
-                for (double s : scales) {
-                    double pc = pool.pluralityProbability(s, true, rnd);
-                    long k = affordableSteps(new double[][] {rdp(lnmax(s))}, new double[] {1});
-                    best = better(best, new Tuned(Map.of("scale", s), Double.NaN, k * pc, k, pc));
-                }
-            }
-            case MechanismRegistry.CONFIDENT_GNMAX -> {
-                // Pr[plurality | answered-step] per draw depends on sigma2 only: estimate once per
-                // sigma2.
-                double[][] pcByDraw = new double[scales.length][];
+        for (double s : scales) {
+            double pc = pool.pluralityProbability(s, n.laplace(), rnd);
+            long k = affordableSteps(new double[][] {rdp(n.event().apply(s))}, new double[] {1});
+            best = better(best, new Tuned(Map.of(n.parameter(), s), Double.NaN, k * pc, k, pc));
+        }
+        return best;
+    }
+
+    /**
+     * Confident-GNMax-shaped: Pr[plurality | answered step] per draw depends on σ2 only (estimated
+     * once per σ2); Pr[answered] per draw on (σ1, T). The threshold is the mechanism's own or, for
+     * each fraction of n in {@link #THRESHOLD_FRACTIONS}, a tuned one.
+     */
+    private Tuned tuneThresholded(PrivacyAnalysis.ThresholdedArgmax m, HistogramPool pool) {
+        double[] scales = scaleGrid(pool.teachers);
+        SplittableRandom rnd = new SplittableRandom(tuningSeed);
+        Tuned best = null;
+        double[][] pcByDraw = new double[scales.length][];
+        for (int b = 0; b < scales.length; b++) {
+            pcByDraw[b] = pool.pluralityProbabilityByDraw(scales[b], rnd);
+        }
+        // a tuned threshold: one candidate per fraction; a fixed one: a single pass
+        double[] fractions =
+                m.findFixedThreshold().isPresent()
+                        ? new double[] {Double.NaN}
+                        : THRESHOLD_FRACTIONS;
+        for (double f : fractions) {
+            for (double s1 : scales) {
+                // Pr[answered] and the threshold step's curve, kept while (σ1, T) repeats
+                double lastT = Double.NaN;
+                double[] pAns = null;
+                double[] thr = null;
                 for (int b = 0; b < scales.length; b++) {
-                    pcByDraw[b] = pool.pluralityProbabilityByDraw(scales[b], rnd);
-                }
-                for (double f : THRESHOLD_FRACTIONS) {
-                    double t = Math.round(f * pool.teachers);
-                    for (double s1 : scales) {
-                        double[] pAns = pool.answerProbabilityByDraw(s1, t);
-                        double meanAns = Arrays.stream(pAns).average().orElse(0);
-                        double[] thr = rdp(confident(s1, t, 1, false));
-                        for (int b = 0; b < scales.length; b++) {
-                            double s2 = scales[b];
-                            double pTok = 0;
-                            for (int h = 0; h < pAns.length; h++) {
-                                pTok += pAns[h] * pcByDraw[b][h];
-                            }
-                            pTok /= pAns.length;
-                            double[] gn = rdp(gnmax(s2));
-                            long k =
-                                    affordableSteps(
-                                            new double[][] {thr, gn}, new double[] {1, meanAns});
-                            Map<String, Double> p = new LinkedHashMap<>();
-                            p.put("sigma1", s1);
-                            p.put("threshold", t);
-                            p.put("sigma2", s2);
-                            best =
-                                    better(
-                                            best,
-                                            new Tuned(
-                                                    p,
-                                                    t,
-                                                    k * pTok,
-                                                    k,
-                                                    meanAns > 0 ? pTok / meanAns : 0));
-                        }
+                    double s2 = scales[b];
+                    double t =
+                            m.findFixedThreshold()
+                                    .map(ft -> ft.of(s1, s2, pool.teachers, vocabularySize))
+                                    .orElseGet(() -> (double) Math.round(f * pool.teachers));
+                    if (pAns == null || Double.compare(t, lastT) != 0) {
+                        pAns = pool.answerProbabilityByDraw(s1, t);
+                        thr = rdp(m.thresholdStep(s1, t));
+                        lastT = t;
                     }
+                    double meanAns = Arrays.stream(pAns).average().orElse(0);
+                    double pTok = 0;
+                    for (int h = 0; h < pAns.length; h++) {
+                        pTok += pAns[h] * pcByDraw[b][h];
+                    }
+                    pTok /= pAns.length;
+                    long k =
+                            affordableSteps(
+                                    new double[][] {thr, rdp(m.answer(s2))},
+                                    new double[] {1, meanAns});
+                    best =
+                            better(
+                                    best,
+                                    new Tuned(
+                                            m.params().of(s1, t, s2),
+                                            t,
+                                            k * pTok,
+                                            k,
+                                            meanAns > 0 ? pTok / meanAns : 0));
                 }
             }
-            case MechanismRegistry.HOT_PATE -> {
-                // Algorithm 2: the threshold is fixed by the mechanism, T = n/2 + L(max(σ1, σ2)).
-                double[][] pcByDraw = new double[scales.length][];
-                for (int b = 0; b < scales.length; b++) {
-                    pcByDraw[b] = pool.pluralityProbabilityByDraw(scales[b], rnd);
-                }
-                for (double s1 : scales) {
-                    for (int b = 0; b < scales.length; b++) {
-                        double s2 = scales[b];
-                        double t =
-                                pool.teachers / 2.0
-                                        + HotPateHomogeneousMechanism.errorBound(
-                                                Math.max(s1, s2),
-                                                vocabularySize,
-                                                HotPateHomogeneousMechanism.DEFAULT_BETA_FAIL);
-                        double[] pAns = pool.answerProbabilityByDraw(s1, t);
-                        double meanAns = Arrays.stream(pAns).average().orElse(0);
-                        double pTok = 0;
-                        for (int h = 0; h < pAns.length; h++) {
-                            pTok += pAns[h] * pcByDraw[b][h];
-                        }
-                        pTok /= pAns.length;
-                        long k =
-                                affordableSteps(
-                                        new double[][] {
-                                            rdp(confident(s1, t, 1, false)), rdp(gnmax(s2))
-                                        },
-                                        new double[] {1, meanAns});
-                        Map<String, Double> p = new LinkedHashMap<>();
-                        p.put("sigma1", s1);
-                        p.put("sigma2", s2);
-                        best =
-                                better(
-                                        best,
-                                        new Tuned(
-                                                p,
-                                                t,
-                                                k * pTok,
-                                                k,
-                                                meanAns > 0 ? pTok / meanAns : 0));
-                    }
-                }
-            }
-            default -> throw new IllegalArgumentException("unknown mechanism " + mechanism);
         }
         return best;
     }
@@ -433,17 +418,5 @@ public final class PrivacyEfficiency {
             EnsembleBudgetFilter.Config cfg, double[] expected, double[] worst, long k) {
         int i = cfg.orderIndex();
         return (k - 1) * expected[i] + worst[i] <= cfg.rdpBudget();
-    }
-
-    private PrivacyEvent gnmax(double sigma) {
-        return new PrivacyEvent.Gnmax(sigma);
-    }
-
-    private PrivacyEvent lnmax(double scale) {
-        return new PrivacyEvent.Lnmax(scale);
-    }
-
-    private PrivacyEvent confident(double s1, double t, double s2, boolean answered) {
-        return new PrivacyEvent.ConfidentGnmax(s1, t, s2, answered);
     }
 }

@@ -147,4 +147,10 @@ class PrivacyEfficiencyTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("mechanism must be one of");
     }
+
+    @Test
+    void everyMechanismItEvaluatesHasItsRegistryTuning() {
+        assertThat(org.hotpate.core.mechanism.MechanismRegistry.tunedNames())
+                .containsExactlyInAnyOrderElementsOf(PrivacyEfficiency.MECHANISMS);
+    }
 }

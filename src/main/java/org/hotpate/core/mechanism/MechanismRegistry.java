@@ -43,6 +43,13 @@ import org.hotpate.core.util.ParameterTable;
  *   <tr><td>scheme-a</td><td>per-teacher</td><td>epsilon, lower, upper, sample-rate (R)</td><td>{@link SchemeAStep}</td></tr>
  * </table>
  *
+ * <p>What the tools ask of a name is its entry's too, so no caller branches on a name: an ensemble
+ * entry's {@link PrivacyAnalysis} (one step's RDP for {@code ./hotpate privacy cost}, one answered
+ * query's cost for {@code privacy plan}, the evaluation's tuning grid) and {@link
+ * Entry#shorthand()} order, a per-teacher entry's {@code privacy plan --scheme} letter and report.
+ * {@link #THRESHOLD_STEP} and {@link #GAUSSIAN} are priced by {@code privacy} but are no spec
+ * names.
+ *
  * <p>A new mechanism is one class and one {@code register} line below (docs/architecture.md,
  * "Extending"). Unknown names, unknown or missing parameters raise {@link IllegalArgumentException}
  * naming every valid name or parameter.
@@ -116,6 +123,14 @@ public final class MechanismRegistry {
         }
 
         /**
+         * The order a positional shorthand {@code name:v1:v2:…} lists this name's parameters in
+         * (the evaluation's levers): its {@link #parameters()} unless the entry says otherwise.
+         */
+        default List<String> shorthand() {
+            return parameters();
+        }
+
+        /**
          * Checks {@code params}' keys: none unknown, none null, every required one present; the
          * messages list the accepted parameters.
          */
@@ -148,6 +163,14 @@ public final class MechanismRegistry {
         default PrivacyEvent stepEvent(Map<String, Double> params) {
             throw notA(this, Kind.PER_TEACHER, "a per-teacher scheme");
         }
+
+        /**
+         * What the privacy planner and the evaluation's tuner ask of this name ({@link
+         * PrivacyAnalysis#NONE} for a name they do not offer).
+         */
+        default PrivacyAnalysis analysis() {
+            return PrivacyAnalysis.NONE;
+        }
     }
 
     /** {@code auto}: chooses an ensemble mechanism and its parameters; takes none. */
@@ -163,12 +186,33 @@ public final class MechanismRegistry {
         }
     }
 
-    /** An ensemble mechanism: its parameters, whether it is DP, its factory. */
+    /**
+     * An ensemble mechanism: its parameters, whether it is DP, its factory, and what the privacy
+     * planner and the tuner ask of it.
+     */
     public record EnsembleEntry(
-            ParameterTable table, boolean differentiallyPrivate, Factory factory) implements Entry {
+            ParameterTable table,
+            boolean differentiallyPrivate,
+            Factory factory,
+            PrivacyAnalysis analysis,
+            List<String> shorthand)
+            implements Entry {
         public EnsembleEntry {
             checkNotNull("table", table);
             checkNotNull("factory", factory);
+            checkNotNull("analysis", analysis);
+            shorthand = List.copyOf(shorthand);
+            if (!new java.util.HashSet<>(table.parameters())
+                            .equals(new java.util.HashSet<>(shorthand))
+                    || shorthand.size() != table.parameters().size()) {
+                throw new IllegalArgumentException(
+                        "shorthand " + shorthand + " must order " + table.parameters());
+            }
+        }
+
+        /** An ensemble mechanism the privacy planner and the tuner do not offer. */
+        public EnsembleEntry(ParameterTable table, boolean differentiallyPrivate, Factory factory) {
+            this(table, differentiallyPrivate, factory, PrivacyAnalysis.NONE, table.parameters());
         }
 
         @Override
@@ -194,16 +238,23 @@ public final class MechanismRegistry {
         }
     }
 
-    /** A per-teacher scheme (always DP): its parameters, its planner and its step event. */
+    /**
+     * A per-teacher scheme (always DP): its parameters, its planner and its step event, the letter
+     * {@code ./hotpate privacy plan --scheme} knows it by and the plan report it prints there.
+     */
     public record PerTeacherEntry(
             ParameterTable table,
             Planner planner,
-            java.util.function.Function<Map<String, Double>, PrivacyEvent> event)
+            java.util.function.Function<Map<String, Double>, PrivacyEvent> event,
+            String letter,
+            PrivacyAnalysis.SchemePlan report)
             implements Entry {
         public PerTeacherEntry {
             checkNotNull("table", table);
             checkNotNull("planner", planner);
             checkNotNull("event", event);
+            checkNotNull("letter", letter);
+            checkNotNull("report", report);
         }
 
         @Override
@@ -249,6 +300,20 @@ public final class MechanismRegistry {
 
     private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
 
+    /**
+     * Names {@code ./hotpate privacy} prices that are no {@code mechanism.name} (a job spec cannot
+     * name them): the building blocks {@code threshold} (Confident-GNMax's threshold step, {@code
+     * privacy cost}) and {@code gaussian} (a Gaussian mechanism of sensitivity D, {@code privacy
+     * plan}).
+     */
+    private static final Map<String, PrivacyAnalysis> BLOCKS = new LinkedHashMap<>();
+
+    /** The building block "Confident-GNMax's threshold step" (no mechanism.name). */
+    public static final String THRESHOLD_STEP = "threshold";
+
+    /** The building block "a Gaussian mechanism" (no mechanism.name). */
+    public static final String GAUSSIAN = "gaussian";
+
     static {
         register(new AutoEntry(ParameterTable.required(AUTO)));
         ensemble(
@@ -275,13 +340,21 @@ public final class MechanismRegistry {
                 List.of("scale"),
                 List.of(),
                 true,
-                (p, v, n, noise) -> new LnmaxMechanism(p.get("scale"), v, n, noise));
+                (p, v, n, noise) -> new LnmaxMechanism(p.get("scale"), v, n, noise),
+                new PrivacyAnalysis(
+                        StandardAnalyses.LNMAX_STEP,
+                        StandardAnalyses.LNMAX_ANSWER,
+                        new PrivacyAnalysis.NoisyArgmax("scale", true, PrivacyEvent.Lnmax::new)));
         ensemble(
                 GNMAX,
                 List.of("sigma"),
                 List.of(),
                 true,
-                (p, v, n, noise) -> new GnmaxMechanism(p.get("sigma"), v, n, noise));
+                (p, v, n, noise) -> new GnmaxMechanism(p.get("sigma"), v, n, noise),
+                new PrivacyAnalysis(
+                        StandardAnalyses.GNMAX_STEP,
+                        StandardAnalyses.GNMAX_ANSWER,
+                        new PrivacyAnalysis.NoisyArgmax("sigma", false, PrivacyEvent.Gnmax::new)));
         ensemble(
                 CONFIDENT_GNMAX,
                 List.of("sigma1", "sigma2", "threshold"),
@@ -289,7 +362,22 @@ public final class MechanismRegistry {
                 true,
                 (p, v, n, noise) ->
                         new ConfidentGnmaxMechanism(
-                                p.get("sigma1"), p.get("threshold"), p.get("sigma2"), v, n, noise));
+                                p.get("sigma1"), p.get("threshold"), p.get("sigma2"), v, n, noise),
+                new PrivacyAnalysis(
+                        null,
+                        StandardAnalyses.THRESHOLDED_ANSWER,
+                        // the tuner chooses T
+                        new PrivacyAnalysis.ThresholdedArgmax(
+                                null,
+                                (s1, t, s2) -> {
+                                    Map<String, Double> p = new LinkedHashMap<>();
+                                    p.put("sigma1", s1);
+                                    p.put("threshold", t);
+                                    p.put("sigma2", s2);
+                                    return p;
+                                })),
+                // the order of Algorithm 1 (and of the evaluation's lever σ1:T:σ2)
+                List.of("sigma1", "threshold", "sigma2"));
         ensemble(
                 CHECKED_GNMAX,
                 List.of("sigma1", "sigma2", "threshold", "sigma3", "check-threshold"),
@@ -310,7 +398,25 @@ public final class MechanismRegistry {
                 List.of(),
                 List.of("sigma", "sigma1", "sigma2", "beta_fail"),
                 true,
-                MechanismRegistry::hotPate);
+                MechanismRegistry::hotPate,
+                new PrivacyAnalysis(
+                        null,
+                        StandardAnalyses.THRESHOLDED_ANSWER,
+                        // Algorithm 2 fixes T = n/2 + L(max(σ1, σ2)) (default beta_fail)
+                        new PrivacyAnalysis.ThresholdedArgmax(
+                                (s1, s2, n, v) ->
+                                        n / 2.0
+                                                + HotPateHomogeneousMechanism.errorBound(
+                                                        Math.max(s1, s2),
+                                                        v,
+                                                        HotPateHomogeneousMechanism
+                                                                .DEFAULT_BETA_FAIL),
+                                (s1, t, s2) -> {
+                                    Map<String, Double> p = new LinkedHashMap<>();
+                                    p.put("sigma1", s1);
+                                    p.put("sigma2", s2);
+                                    return p;
+                                })));
         ensemble(
                 HOT_PATE_HETEROGENEOUS,
                 List.of("epsilon", "delta"),
@@ -341,7 +447,9 @@ public final class MechanismRegistry {
                                                         0,
                                                         0),
                                                 NoiseSources.noDraws())
-                                        .event()));
+                                        .event(),
+                        "b",
+                        StandardAnalyses::schemeBReport));
         register(
                 new PerTeacherEntry(
                         SchemeAStep.Params.TABLE,
@@ -353,7 +461,13 @@ public final class MechanismRegistry {
                                                 new SchemeAStep.Plan(
                                                         SchemeAStep.Params.fromSpec(params), 0),
                                                 NoiseSources.noDraws())
-                                        .event()));
+                                        .event(),
+                        "a",
+                        StandardAnalyses::schemeAReport));
+        // What the privacy planner prices that is no mechanism.name: building blocks.
+        BLOCKS.put(
+                THRESHOLD_STEP, new PrivacyAnalysis(StandardAnalyses.THRESHOLD_STEP, null, null));
+        BLOCKS.put(GAUSSIAN, new PrivacyAnalysis(null, StandardAnalyses.GAUSSIAN_ANSWER, null));
     }
 
     private static void ensemble(
@@ -362,9 +476,41 @@ public final class MechanismRegistry {
             List<String> optional,
             boolean dp,
             Factory factory) {
+        ensemble(name, required, optional, dp, factory, PrivacyAnalysis.NONE);
+    }
+
+    private static void ensemble(
+            String name,
+            List<String> required,
+            List<String> optional,
+            boolean dp,
+            Factory factory,
+            PrivacyAnalysis analysis) {
+        ensemble(
+                name,
+                required,
+                optional,
+                dp,
+                factory,
+                analysis,
+                new ParameterTable(name, required, optional, Map.of()).parameters());
+    }
+
+    private static void ensemble(
+            String name,
+            List<String> required,
+            List<String> optional,
+            boolean dp,
+            Factory factory,
+            PrivacyAnalysis analysis,
+            List<String> shorthand) {
         register(
                 new EnsembleEntry(
-                        new ParameterTable(name, required, optional, Map.of()), dp, factory));
+                        new ParameterTable(name, required, optional, Map.of()),
+                        dp,
+                        factory,
+                        analysis,
+                        shorthand));
     }
 
     private static void register(Entry e) {
@@ -420,6 +566,80 @@ public final class MechanismRegistry {
                                                 + name
                                                 + "'; known: "
                                                 + String.join(", ", names(Kind.PER_TEACHER))));
+    }
+
+    /**
+     * The privacy planner's and the tuner's hooks for {@code name}: a registered name's, or a
+     * building block's ({@link #THRESHOLD_STEP}, {@link #GAUSSIAN}); {@link PrivacyAnalysis#NONE}
+     * for any other.
+     */
+    public static PrivacyAnalysis analysis(String name) {
+        return find(name)
+                .map(Entry::analysis)
+                .orElseGet(() -> BLOCKS.getOrDefault(name, PrivacyAnalysis.NONE));
+    }
+
+    /** {@code name}'s one-step RDP ({@code privacy cost}), if it has one. */
+    public static Optional<PrivacyAnalysis.StepRdp> stepRdp(String name) {
+        return analysis(name).findStepRdp();
+    }
+
+    /** {@code name}'s answered-query cost ({@code privacy plan}), if it has one. */
+    public static Optional<PrivacyAnalysis.AnsweredStep> answeredStep(String name) {
+        return analysis(name).findAnsweredStep();
+    }
+
+    /** The names with a one-step RDP: the mechanisms in registry order, then the blocks. */
+    public static List<String> stepRdpNames() {
+        return analysedNames(a -> a.stepRdp() != null);
+    }
+
+    /** The names with an answered-query cost: the mechanisms in registry order, then the blocks. */
+    public static List<String> answeredStepNames() {
+        return analysedNames(a -> a.answeredStep() != null);
+    }
+
+    /** The names with a tuning: mechanisms only, in registry order. */
+    public static List<String> tunedNames() {
+        return ENTRIES.values().stream()
+                .filter(e -> e.analysis().tuning() != null)
+                .map(Entry::name)
+                .toList();
+    }
+
+    private static List<String> analysedNames(java.util.function.Predicate<PrivacyAnalysis> has) {
+        List<String> names = new java.util.ArrayList<>();
+        ENTRIES.values().stream()
+                .filter(e -> has.test(e.analysis()))
+                .forEach(e -> names.add(e.name()));
+        BLOCKS.forEach(
+                (name, a) -> {
+                    if (has.test(a)) {
+                        names.add(name);
+                    }
+                });
+        return List.copyOf(names);
+    }
+
+    /**
+     * The per-teacher scheme known by {@code letter} ({@code privacy plan --scheme a|b}; either
+     * case), or empty.
+     */
+    public static Optional<PerTeacherEntry> perTeacherByLetter(String letter) {
+        return ENTRIES.values().stream()
+                .filter(e -> e instanceof PerTeacherEntry)
+                .map(e -> (PerTeacherEntry) e)
+                .filter(e -> e.letter().equalsIgnoreCase(letter))
+                .findFirst();
+    }
+
+    /** The per-teacher schemes' letters, sorted. */
+    public static List<String> perTeacherLetters() {
+        return ENTRIES.values().stream()
+                .filter(e -> e instanceof PerTeacherEntry)
+                .map(e -> ((PerTeacherEntry) e).letter())
+                .sorted()
+                .toList();
     }
 
     /** Whether {@code name} is registered and of {@code kind}. */

@@ -1,13 +1,16 @@
 package org.hotpate.eval.records;
 
+import static org.hotpate.core.util.Preconditions.checkArgument;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.hotpate.core.accounting.ChargePlanning;
 import org.hotpate.core.accounting.EnsembleBudgetFilter;
-import org.hotpate.core.accounting.NeighbourRelation;
+import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.accounting.PublicChargingRandomness;
+import org.hotpate.core.accounting.SchemeAStep;
+import org.hotpate.core.accounting.SchemeBStep;
 import org.hotpate.core.mechanism.AggregationMechanism;
 import org.hotpate.core.mechanism.AutoPlanner;
 import org.hotpate.core.mechanism.ConfidentGnmaxMechanism;
@@ -45,8 +48,13 @@ final class LeverPolicies {
         String[] a = lever.split(":");
         UniformSource noise = NoiseSources.secure();
         int v = s.tok().vocabularySize();
-        switch (a[0]) {
-            case MechanismRegistry.AUTO:
+        var entry = MechanismRegistry.find(a[0]);
+        if (entry.isEmpty()) {
+            return studyOnly(s, budget, lever, a, noise);
+        }
+        MechanismRegistry.Entry e = entry.get();
+        switch (e.kind()) {
+            case AUTO -> {
                 AutoPlanner.Plan plan =
                         AutoPlanner.plan(
                                 new AutoPlanner.Inputs(
@@ -61,18 +69,40 @@ final class LeverPolicies {
                         budget,
                         Mechanisms.create(plan.mechanism(), plan.params(), v, s.n(), noise),
                         plan.explanation());
-            case MechanismRegistry.CONFIDENT_GNMAX:
+            }
+            case ENSEMBLE -> {
+                // named parameters through the registry, listed in the entry's shorthand order
+                // (confident-gnmax: σ1:T:σ2)
                 return ensemble(
-                        s,
-                        budget,
-                        // named parameters through the registry: the lever's order is σ1:T:σ2
-                        Mechanisms.create(
-                                MechanismRegistry.CONFIDENT_GNMAX,
-                                Map.of("sigma1", d(a[1]), "threshold", d(a[2]), "sigma2", d(a[3])),
-                                v,
-                                s.n(),
-                                noise),
-                        lever);
+                        s, budget, e.create(positional(e, a, false), v, s.n(), noise), lever);
+            }
+            case PER_TEACHER -> {
+                // the scheme's own table and plan (replace-one); the lever simulates its steps
+                IndividualPlan plan =
+                        e.plan(positional(e, a, true), budget.epsilon(), budget.delta());
+                if (plan instanceof SchemeAStep.Plan pa) {
+                    checkArgument(
+                            pa.sampleRate() == 1,
+                            "the scheme-a lever takes no sample-rate (no inclusion coin)");
+                    return schemeA(s, pa, active, noise);
+                }
+                if (plan instanceof SchemeBStep.Plan pb) {
+                    return schemeB(s, pb, active, noise);
+                }
+                throw new IllegalArgumentException("no lever simulates " + plan.scheme());
+            }
+            default -> throw new IllegalArgumentException("unknown lever " + lever);
+        }
+    }
+
+    /** The levers that are no registry name: the study's own variants. */
+    private static Policy studyOnly(
+            LeverStudySetup s,
+            PrivacyBudget budget,
+            String lever,
+            String[] a,
+            UniformSource noise) {
+        switch (a[0]) {
             case "checked":
                 return checked(
                         s,
@@ -85,13 +115,35 @@ final class LeverPolicies {
                         noise);
             case "stability":
                 return stability(budget, d(a[1]), d(a[2]), noise);
-            case MechanismRegistry.SCHEME_A:
-                return schemeA(s, budget, d(a[1]), (long) d(a[2]), (long) d(a[3]), active, noise);
-            case MechanismRegistry.SCHEME_B:
-                return schemeB(s, budget, d(a[1]), d(a[2]), d(a[3]), active, noise);
             default:
-                throw new IllegalArgumentException("unknown lever " + lever);
+                throw new IllegalArgumentException(
+                        "unknown lever "
+                                + lever
+                                + "; levers: "
+                                + MechanismRegistry.names()
+                                + ", checked, stability");
         }
+    }
+
+    /**
+     * A lever's values {@code name:v1:v2:…} as the entry's named parameters, in its {@link
+     * MechanismRegistry.Entry#shorthand()} order; a per-teacher lever's sample-rate, when not
+     * listed, is 1.
+     */
+    private static Map<String, Double> positional(
+            MechanismRegistry.Entry e, String[] a, boolean perTeacher) {
+        List<String> keys = e.shorthand();
+        checkArgument(
+                a.length - 1 <= keys.size(),
+                "lever " + e.name() + " takes at most " + keys.size() + " values: " + keys);
+        Map<String, Double> params = new java.util.LinkedHashMap<>();
+        for (int i = 1; i < a.length; i++) {
+            params.put(keys.get(i - 1), d(a[i]));
+        }
+        if (perTeacher) {
+            params.putIfAbsent("sample-rate", 1.0);
+        }
+        return params;
     }
 
     private static double d(String x) {
@@ -247,20 +299,11 @@ final class LeverPolicies {
 
     /** Scheme A (BetweenThresholds, target charging) on the public proposal, replace-one τ. */
     private static Policy schemeA(
-            LeverStudySetup s,
-            PrivacyBudget budget,
-            double eps,
-            long lower,
-            long upper,
-            boolean[] active,
-            UniformSource noise) {
-        int tau =
-                ChargePlanning.schemeATau(
-                        budget.epsilon(),
-                        budget.delta(),
-                        eps,
-                        upper - lower,
-                        NeighbourRelation.REPLACE_ONE);
+            LeverStudySetup s, SchemeAStep.Plan plan, boolean[] active, UniformSource noise) {
+        double eps = plan.params().epsilon();
+        long lower = plan.params().lower();
+        long upper = plan.params().upper();
+        int tau = plan.tau();
         Rational e = Rational.atMost(eps); // scale 1/e never below 1/ε
         DiscreteLaplace lap =
                 DiscreteLaplace.withScale(Rational.of(e.denominator(), e.numerator()));
@@ -308,20 +351,11 @@ final class LeverPolicies {
 
     /** Scheme B (Gaussian count, Feldman–Zrnic filter) on the public proposal, replace-one K. */
     private static Policy schemeB(
-            LeverStudySetup s,
-            PrivacyBudget budget,
-            double sigma,
-            double threshold,
-            double rate,
-            boolean[] active,
-            UniformSource noise) {
-        long k =
-                ChargePlanning.schemeB(
-                                budget.epsilon(),
-                                budget.delta(),
-                                sigma,
-                                NeighbourRelation.REPLACE_ONE)
-                        .k();
+            LeverStudySetup s, SchemeBStep.Plan plan, boolean[] active, UniformSource noise) {
+        double sigma = plan.params().sigma();
+        double threshold = plan.params().threshold();
+        double rate = plan.params().sampleRate();
+        long k = plan.limit();
         DiscreteGaussian g = DiscreteGaussian.withSigma(sigma);
         int[] charges = new int[s.n()];
         long[] stat = new long[2];

@@ -33,12 +33,13 @@ import org.hotpate.teachers.text.Tokenizer;
  *   [--prior share:k[:length]] [--backoff none] [--users-per-teacher g] ...
  * </pre>
  *
- * Levers: {@code confident-gnmax:σ1:T:σ2} (the ensemble filter), {@code auto} ({@link
- * AutoPlanner}), {@code stability:σ:T} (Algorithm 2 with a distance-to-instability test: exact
- * argmax released when d + N(0, σ²) ≥ T; its δ per step is Pr[N ≥ T − 1], reported), {@code
- * scheme-a:ε:lower:upper} and {@code scheme-b:σ:threshold:rate} (individual charging with the
- * public model's coordinated proposal, per-user limits under replace-one, as the job plans them:
- * {@code ChargePlanning} with {@code NeighbourRelation.REPLACE_ONE}, half the add/remove limit).
+ * Levers: {@code confident-gnmax:σ1:T:σ2} (the ensemble filter; any ensemble mechanism of the
+ * registry takes its parameters in its {@code MechanismRegistry.Entry#shorthand()} order), {@code
+ * auto} ({@link AutoPlanner}), {@code stability:σ:T} (Algorithm 2 with a distance-to-instability
+ * test: exact argmax released when d + N(0, σ²) ≥ T; its δ per step is Pr[N ≥ T − 1], reported),
+ * {@code scheme-a:ε:lower:upper} (integer band) and {@code scheme-b:σ:threshold:rate} (individual
+ * charging with the public model's coordinated proposal, per-user limits under replace-one, as the
+ * job plans them: the scheme's registry entry, {@code IndividualPlan}, half the add/remove limit).
  * Teachers: {@code --prior share:k[:length]} backs them off to a DP n-gram population prior (the
  * job's {@code teacher.prior: dp-ngram}, charged first to each lever's filter), {@code --backoff
  * none} to nothing (their own records only); {@code --users-per-teacher g} gives each teacher the

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.hotpate.core.accounting.IndividualPlan;
 import org.hotpate.core.noise.NoiseSources;
+import org.hotpate.core.privacy.PrivacyEvent;
 import org.junit.jupiter.api.Test;
 
 /** The one registry of mechanism names: lookups, refusals, and every entry built from its table. */
@@ -169,5 +170,110 @@ class MechanismRegistryTest {
                 case AUTO -> assertThat(e.parameters()).isEmpty();
             }
         }
+    }
+
+    /**
+     * What the privacy planner and the tuner ask of each name (issue 40: no caller switches on a
+     * name, so an entry that lost its hook would silently drop out of {@code ./hotpate privacy} and
+     * the evaluation): exactly these names carry each hook, and each hook computes its mechanism's
+     * own events.
+     */
+    @Test
+    void theAnalysisHooksAreCarriedByExactlyTheirMechanisms() {
+        assertThat(MechanismRegistry.stepRdpNames()).containsExactly("lnmax", "gnmax", "threshold");
+        assertThat(MechanismRegistry.answeredStepNames())
+                .containsExactly("lnmax", "gnmax", "confident-gnmax", "hot-pate", "gaussian");
+        assertThat(MechanismRegistry.tunedNames())
+                .containsExactly("lnmax", "gnmax", "confident-gnmax", "hot-pate");
+        assertThat(MechanismRegistry.perTeacherLetters()).containsExactly("a", "b");
+        assertThat(MechanismRegistry.perTeacherByLetter("B").orElseThrow().name())
+                .isEqualTo("scheme-b");
+        assertThat(MechanismRegistry.perTeacherByLetter("a").orElseThrow().name())
+                .isEqualTo("scheme-a");
+        assertThat(MechanismRegistry.perTeacherByLetter("c")).isEmpty();
+        // the blocks are priced, never spec names
+        assertThat(MechanismRegistry.find("gaussian")).isEmpty();
+        assertThat(MechanismRegistry.find("threshold")).isEmpty();
+        assertThat(MechanismRegistry.analysis("bogus")).isEqualTo(PrivacyAnalysis.NONE);
+    }
+
+    @Test
+    void eachAnsweredStepCostsItsMechanismsOwnEvents() {
+        Map<String, Double> values =
+                Map.of(
+                        "sigma", 40.0,
+                        "scale", 12.0,
+                        "sigma1", 20.0,
+                        "sigma2", 30.0,
+                        "answered-fraction", 0.25,
+                        "sensitivity", 2.0);
+        PrivacyAnalysis.Inputs in = inputs(values);
+        assertThat(cost("gnmax", in).shares())
+                .containsExactly(new PrivacyAnalysis.Share(new PrivacyEvent.Gnmax(40), 1));
+        assertThat(cost("lnmax", in).shares())
+                .containsExactly(new PrivacyAnalysis.Share(new PrivacyEvent.Lnmax(12), 1));
+        assertThat(cost("gaussian", in).shares())
+                .containsExactly(new PrivacyAnalysis.Share(new PrivacyEvent.Gaussian(40, 2), 1));
+        for (String thresholded : new String[] {"confident-gnmax", "hot-pate"}) {
+            PrivacyAnalysis.Cost c = cost(thresholded, in);
+            assertThat(c.shares())
+                    .containsExactly(
+                            new PrivacyAnalysis.Share(
+                                    new PrivacyEvent.ConfidentGnmax(20, 0, 30, false), 0.25),
+                            new PrivacyAnalysis.Share(new PrivacyEvent.Gnmax(30), 1));
+            assertThat(c.assumptions()).containsEntry("answered_fraction", 0.25);
+        }
+        // the tuner's parameters are the factory's: each tuned setting builds the mechanism
+        for (String name : MechanismRegistry.tunedNames()) {
+            PrivacyAnalysis.Tuning t = MechanismRegistry.analysis(name).tuning();
+            Map<String, Double> p =
+                    t instanceof PrivacyAnalysis.NoisyArgmax n
+                            ? Map.of(n.parameter(), 30.0)
+                            : ((PrivacyAnalysis.ThresholdedArgmax) t).params().of(20, 60, 30);
+            AggregationMechanism m =
+                    MechanismRegistry.get(name).create(p, V, N, NoiseSources.noDraws());
+            assertThat(m).as(name).isNotNull();
+            if (t instanceof PrivacyAnalysis.NoisyArgmax n) {
+                assertThat(m.worstCaseEvent()).as(name).isEqualTo(n.event().apply(30));
+            }
+        }
+    }
+
+    private static PrivacyAnalysis.Cost cost(String name, PrivacyAnalysis.Inputs in) {
+        return MechanismRegistry.answeredStep(name).orElseThrow().costOf(in);
+    }
+
+    private static PrivacyAnalysis.Inputs inputs(Map<String, Double> values) {
+        return new PrivacyAnalysis.Inputs() {
+            @Override
+            public boolean has(String key) {
+                return values.containsKey(key);
+            }
+
+            @Override
+            public double value(String key) {
+                return values.get(key);
+            }
+
+            @Override
+            public double value(String key, double dflt) {
+                return values.getOrDefault(key, dflt);
+            }
+
+            @Override
+            public double positive(String key) {
+                return values.get(key);
+            }
+
+            @Override
+            public double unitFraction(String key, double dflt) {
+                return values.getOrDefault(key, dflt);
+            }
+
+            @Override
+            public RuntimeException invalid(String message) {
+                return new IllegalArgumentException(message);
+            }
+        };
     }
 }
