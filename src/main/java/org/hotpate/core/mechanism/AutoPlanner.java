@@ -107,7 +107,8 @@ public final class AutoPlanner {
             long plannedSteps,
             boolean budgetLimited) {
         public Plan {
-            params = Map.copyOf(params);
+            // insertion order kept: `privacy plan` and operator.json print the params in it
+            params = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
         }
 
         /** One line for operators: what was chosen and why. */

@@ -38,6 +38,9 @@ class AutoPlannerTest {
         assertThat(p.params().get("sigma2")).isCloseTo(t / 4, within(0.1));
         assertThat(p.params().get("sigma3")).isCloseTo(t / 4, within(0.1));
         assertThat(p.params().get("check-threshold")).isEqualTo(t);
+        // printed in this order by `privacy plan` and operator.json, the same in every JVM
+        assertThat(p.params().keySet())
+                .containsExactly("sigma1", "threshold", "sigma2", "sigma3", "check-threshold");
         assertThat(p.params().get("sigma1")).isLessThanOrEqualTo(t / 3);
         assertThat(p.thresholdShare()).isCloseTo(t / DEMO_N, within(1e-12));
         // the plan's parameters build the mechanism, as a job spec's would
