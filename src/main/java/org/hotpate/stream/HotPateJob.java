@@ -13,9 +13,11 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -497,6 +499,11 @@ public final class HotPateJob {
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
         c.set(CoreOptions.TMP_DIRS, tmpDir);
         c.set(RocksDBOptions.LOCAL_DIRECTORIES, tmpDir);
+        // RocksDB's block cache and write buffers come from managed memory; Flink's local
+        // default (128 MiB) is outgrown by 10^5 users' teacher tables (docs/performance.md)
+        c.set(
+                TaskManagerOptions.MANAGED_MEMORY_SIZE,
+                MemorySize.ofMebiBytes(cfg.flink().managedMemoryMb()));
         if (cfg.flink().metricsPort() > 0) {
             // Flink's own PrometheusReporter binds every interface; this one binds
             // flink.metrics-host (loopback by default: the metrics are operator-only).

@@ -156,8 +156,12 @@ class PipelineBenchmarkITCase {
         assertThat(
                         Main.execute(
                                 new String[] {
-                                    "bench", "pipeline", "--payload", "sparse-1kb",
-                                    "--records-per-user", "3"
+                                    "bench",
+                                    "pipeline",
+                                    "--payload",
+                                    "sparse-1kb",
+                                    "--records-per-user",
+                                    "3"
                                 },
                                 new PrintStream(out, true, StandardCharsets.UTF_8),
                                 new PrintStream(err, true, StandardCharsets.UTF_8)))

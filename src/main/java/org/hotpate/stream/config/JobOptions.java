@@ -447,6 +447,13 @@ public final class JobOptions {
                                     "flink.checkpoint-interval-ms",
                                     1000L,
                                     "Checkpoint interval; exactly-once output becomes visible at each checkpoint.")));
+    public static final Option<Integer> FLINK_MANAGED_MEMORY_MB =
+            declare(
+                    positive(
+                            Option.integer(
+                                    "flink.managed-memory-mb",
+                                    1024,
+                                    "Managed (off-heap) memory of the embedded MiniCluster's task executor, in MiB: RocksDB's block cache and write buffers, shared by the operators of each slot. Flink's local default (128) makes RocksDB read its SST files for every teacher table once the records teachers' state outgrows it (10^5 users). On a cluster the cluster's taskmanager.memory settings apply.")));
     public static final Option<String> FLINK_STATE_DIR =
             declare(
                     Option.string(

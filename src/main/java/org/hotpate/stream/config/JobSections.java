@@ -198,6 +198,11 @@ public final class JobSections {
             return values.get(JobOptions.FLINK_MAX_PARALLELISM);
         }
 
+        /** {@code flink.managed-memory-mb}: the embedded MiniCluster's managed memory. */
+        public int managedMemoryMb() {
+            return values.get(JobOptions.FLINK_MANAGED_MEMORY_MB);
+        }
+
         public int metricsPort() {
             return values.get(JobOptions.FLINK_METRICS_PORT);
         }
