@@ -65,6 +65,25 @@ final class CheckpointSizes {
      * empty when there is none yet. Checkpoints that Flink deletes while this reads are skipped.
      */
     static Optional<Sizes> latest(Path root) {
+        // Flink retains one checkpoint and deletes it when the next completes (every few hundred
+        // ms in the tests): a walk can list only checkpoints deleted before they are read, so walk
+        // again a few times before saying there is none.
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Optional<Sizes> s = latestOnce(root);
+            if (s.isPresent()) {
+                return s;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Sizes> latestOnce(Path root) {
         if (!Files.isDirectory(root)) {
             return Optional.empty();
         }

@@ -7,11 +7,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.hotpate.cli.Main;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real, tiny {@code ./hotpate bench pipeline} run (embedded broker, MiniCluster, teacher worker):
@@ -97,12 +100,29 @@ class PipelineBenchmarkITCase {
     }
 
     /**
-     * {@code --payload records}: the simulated path and a records job of 40 users (dealt from the
-     * shipped commit subjects) one after the other; both rates come from committed results and the
-     * ratio is theirs. Speed is never asserted.
+     * {@code --payload records}: the simulated path and a records job of 40 users (dealt from a
+     * three-user corpus) one after the other; both rates come from committed results and the ratio
+     * is theirs. Speed is never asserted.
      */
     @Test
-    void theRecordsWorkloadComparesRecordsTeachersWithSimulatedOnesInOneRun() throws Exception {
+    void theRecordsWorkloadComparesRecordsTeachersWithSimulatedOnesInOneRun(@TempDir Path dir)
+            throws Exception {
+        // three users, so the 40 are dealt from their subjects
+        Path corpus = dir.resolve("three-users.jsonl.gz");
+        try (java.io.Writer w =
+                new java.io.OutputStreamWriter(
+                        new java.util.zip.GZIPOutputStream(Files.newOutputStream(corpus)),
+                        StandardCharsets.UTF_8)) {
+            for (String[] r :
+                    new String[][] {
+                        {"a", "Fix the build on Java 17"},
+                        {"b", "Add a test for the parser"},
+                        {"c", "Update the docs"},
+                        {"a", "Merge branch main"}
+                    }) {
+                w.write("{\"user\": \"" + r[0] + "\", \"subject\": \"" + r[1] + "\"}\n");
+            }
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc =
@@ -117,7 +137,7 @@ class PipelineBenchmarkITCase {
                             "--records-per-user",
                             "3",
                             "--records-file",
-                            "data/spamassassin/public.jsonl.gz",
+                            corpus.toString(),
                             "--concurrency",
                             "4",
                             "--seconds",
