@@ -61,8 +61,10 @@ public final class ClusterJob {
      * How long a deployment waits for a silent claim of its own run id to lapse (a JobManager
      * restarted before its driver released the claim): the lease timeout and two heartbeats.
      */
-    static final java.time.Duration OWN_CLAIM_WAIT =
-            DatasetHolds.LEASE_TIMEOUT.plus(DatasetHolds.LEASE_HEARTBEAT.multipliedBy(2));
+    static java.time.Duration ownClaimWait() {
+        DatasetHolds.LeaseTiming t = DatasetHolds.timing();
+        return t.timeout().plus(t.heartbeat().multipliedBy(2));
+    }
 
     /**
      * The admission of a deployment of run {@code runId} ({@link RunAdmission#admit}, the sequence
@@ -104,7 +106,7 @@ public final class ClusterJob {
                             () ->
                                     RunAdmission.abortLeftoverTransactions(
                                             cfg, client, ledger, runId),
-                            OWN_CLAIM_WAIT,
+                            ownClaimWait(),
                             System.err);
             // On an upgrade the restored keyed state of a teacher charged in this run wins.
             RunContext run = ledger.teacherPriors().context(a.prior(), null, a.account());

@@ -21,30 +21,56 @@ import org.hotpate.stream.ops.LeaseGate;
 public final class DatasetHolds {
     private DatasetHolds() {}
 
-    /** A lease's heartbeat period and the silence after which an embedded run's claim lapses. */
-    static final java.time.Duration LEASE_HEARTBEAT = java.time.Duration.ofSeconds(5);
-
     /**
-     * 60 s: long enough that the margin (half of it) outlasts a broker's restart — a run must not
-     * stop because its own broker restarted (LocalClusterITCase.restartingTheBroker…; with 30 s and
-     * a 15 s margin the run was cancelled there).
+     * A lease's timing: its heartbeat period, the silence (of broker time) after which a claim
+     * lapses, and how long after the start of its last acknowledged renewal a holder may still
+     * release ({@link LeaseFence}).
      */
-    static final java.time.Duration LEASE_TIMEOUT = java.time.Duration.ofSeconds(60);
+    record LeaseTiming(
+            java.time.Duration heartbeat, java.time.Duration timeout, java.time.Duration margin) {
+        /**
+         * A 5 s heartbeat; a 60 s timeout: long enough that the margin (half of it) outlasts a
+         * broker's restart — a run must not stop because its own broker restarted
+         * (LocalClusterITCase.restartingTheBroker…; with 30 s and a 15 s margin the run was
+         * cancelled there); a margin of six heartbeats, half the timeout.
+         */
+        static final LeaseTiming DEFAULT =
+                new LeaseTiming(
+                        java.time.Duration.ofSeconds(5),
+                        java.time.Duration.ofSeconds(60),
+                        java.time.Duration.ofSeconds(30));
+
+        /** Every period divided by {@code n}: the same ratios, {@code n} times faster. */
+        LeaseTiming faster(int n) {
+            return new LeaseTiming(
+                    heartbeat.dividedBy(n), timeout.dividedBy(n), margin.dividedBy(n));
+        }
+    }
+
+    private static volatile LeaseTiming timing = LeaseTiming.DEFAULT;
+
+    /** The timing of the leases taken from now on ({@link LeaseTiming#DEFAULT} outside tests). */
+    static LeaseTiming timing() {
+        return timing;
+    }
 
     /**
-     * How long after the start of its last acknowledged renewal a lease's holder may still release
-     * ({@link LeaseFence}): six heartbeats, half the timeout.
+     * Test seam: the timing of the leases taken (and of the lapses judged) from now on in this JVM.
+     * Tests of the lease's fencing and lapsing set {@link LeaseTiming#faster} and restore {@link
+     * LeaseTiming#DEFAULT} after them, so that each silence costs seconds, not a minute.
      */
-    static final java.time.Duration LEASE_MARGIN = LEASE_HEARTBEAT.multipliedBy(6);
+    static void timingForTests(LeaseTiming t) {
+        timing = java.util.Objects.requireNonNull(t);
+    }
 
     /**
-     * A run's claim on the dataset (Kafka mode), renewed every {@link #LEASE_HEARTBEAT}. Its epoch
-     * is the claim's offset in the ledger partition. Fenced (issue 39 item 3): every renewal reads
-     * the claim back, a failed one is counted and reported, and the run stops releasing ({@link
-     * LeaseFence}, checked by the accountant of a job in this JVM through {@link LeaseGate}; {@link
-     * #onLost} for a job elsewhere) once no renewal succeeded within {@link #LEASE_MARGIN} or a
-     * later holder fenced the claim. A holder that takes the dataset over from lapsed claims fences
-     * them ({@link DatasetLeases#superseded}).
+     * A run's claim on the dataset (Kafka mode), renewed every heartbeat of its {@link
+     * LeaseTiming}. Its epoch is the claim's offset in the ledger partition. Fenced (issue 39 item
+     * 3): every renewal reads the claim back, a failed one is counted and reported, and the run
+     * stops releasing ({@link LeaseFence}, checked by the accountant of a job in this JVM through
+     * {@link LeaseGate}; {@link #onLost} for a job elsewhere) once no renewal succeeded within the
+     * timing's margin or a later holder fenced the claim. A holder that takes the dataset over from
+     * lapsed claims fences them ({@link DatasetLeases#superseded}).
      */
     static final class Lease {
         private final LedgerMarkersIo markers;
@@ -60,6 +86,7 @@ public final class DatasetHolds {
                 new java.util.concurrent.atomic.AtomicBoolean();
         private List<String> supersededRuns = List.of();
         private final String ownJobId; // null: none known before the claim
+        private final LeaseTiming leaseTiming = timing();
 
         /**
          * A lease for run {@code runId}; {@code ownJobId}: the fixed id of the job this claim is
@@ -94,7 +121,10 @@ public final class DatasetHolds {
                             .orElse(DatasetLeases.UNKNOWN_TIME);
             DatasetLeases.Claim holder =
                     DatasetLeases.holder(
-                                    claims, now, LEASE_TIMEOUT.toMillis(), this::otherJobMayRun)
+                                    claims,
+                                    now,
+                                    leaseTiming.timeout().toMillis(),
+                                    this::otherJobMayRun)
                             .orElseThrow(
                                     () ->
                                             new IllegalStateException(
@@ -120,7 +150,7 @@ public final class DatasetHolds {
                                         .orElse("")
                                 + "); one run per dataset at a time — wait for it to end (a"
                                 + " claim lapses "
-                                + LEASE_TIMEOUT.toSeconds()
+                                + leaseTiming.timeout().toSeconds()
                                 + " s after its driver stops, once its job no longer runs)",
                         holder.runId());
             }
@@ -134,7 +164,12 @@ public final class DatasetHolds {
                 superseded.add(c.runId());
             }
             supersededRuns = List.copyOf(superseded);
-            fence = new LeaseFence(claimId + "@" + epoch, LEASE_MARGIN, LEASE_TIMEOUT, started);
+            fence =
+                    new LeaseFence(
+                            claimId + "@" + epoch,
+                            leaseTiming.margin(),
+                            leaseTiming.timeout(),
+                            started);
             LeaseGate.open(runId, fence);
             heartbeat =
                     java.util.concurrent.Executors.newScheduledThreadPool(
@@ -146,8 +181,8 @@ public final class DatasetHolds {
                             });
             heartbeat.scheduleAtFixedRate(
                     this::beat,
-                    LEASE_HEARTBEAT.toMillis(),
-                    LEASE_HEARTBEAT.toMillis(),
+                    leaseTiming.heartbeat().toMillis(),
+                    leaseTiming.heartbeat().toMillis(),
                     java.util.concurrent.TimeUnit.MILLISECONDS);
             // A renewal can block for its write timeout: the margin is watched apart from it.
             heartbeat.scheduleAtFixedRate(
@@ -226,7 +261,7 @@ public final class DatasetHolds {
                                     + fence.claim()
                                     + ") was taken over by a later run after this one went"
                                     + " silent for "
-                                    + LEASE_TIMEOUT.toSeconds()
+                                    + leaseTiming.timeout().toSeconds()
                                     + " s");
                 } else {
                     fence.renewed(started);
@@ -243,7 +278,7 @@ public final class DatasetHolds {
                                 + " in a row): "
                                 + e.getMessage()
                                 + "; the run stops releasing unless a renewal succeeds within "
-                                + LEASE_MARGIN.toSeconds()
+                                + leaseTiming.margin().toSeconds()
                                 + " s of the last one");
             }
             if (fence.check(System.nanoTime()) != null) {
@@ -422,17 +457,18 @@ public final class DatasetHolds {
 
     private static java.util.Optional<Hold> leaseHold(LedgerMarkersIo m, String dataset) {
         long now = System.currentTimeMillis();
+        long timeoutMs = timing().timeout().toMillis();
         java.util.Optional<DatasetLeases.Claim> holder =
                 DatasetLeases.holder(
                         DatasetLeases.claims(m.read(dataset, -1)),
                         now,
-                        LEASE_TIMEOUT.toMillis(),
+                        timeoutMs,
                         DatasetHolds::jobMayRun);
         if (holder.isEmpty()) {
             return java.util.Optional.empty();
         }
         DatasetLeases.Claim c = holder.get();
-        boolean silent = now - c.lastMs() > LEASE_TIMEOUT.toMillis();
+        boolean silent = now - c.lastMs() > timeoutMs;
         String beat = "last heartbeat " + Math.max(0, (now - c.lastMs()) / 1000) + " s ago";
         String job =
                 DatasetLeases.remoteJob(c.tag())

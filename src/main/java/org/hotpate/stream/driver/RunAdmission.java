@@ -78,7 +78,7 @@ public final class RunAdmission {
                 }
             }
             try {
-                Thread.sleep(DatasetHolds.LEASE_HEARTBEAT.toMillis());
+                Thread.sleep(DatasetHolds.timing().heartbeat().toMillis());
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted waiting for the dataset's lease", ie);
