@@ -79,6 +79,27 @@ public enum BenchWorkload {
 
     /** The job spec (YAML) of one benchmark run; topics are prefixed with {@code tag}. */
     public String jobSpec(String tag, Shape s, String outputDir) {
+        return String.format(
+                        Locale.ROOT,
+                        """
+                        name: bench-%s
+                        ensemble: {id: bench, teachers: %d, kind: homogeneous, source: external,
+                                   payload: %s, top-k: %d, vocabulary: %d}
+                        """,
+                        tag,
+                        s.teachers(),
+                        payload.name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                        topK,
+                        VOCABULARY)
+                + sharedSpec(tag, s, outputDir);
+    }
+
+    /**
+     * What every benchmark spec shares, the records workload's too: coordinated sampling, GNMax σ
+     * 40 with a budget no window exhausts, the step deadline, embedded Kafka with topics prefixed
+     * by {@code tag}, the shape's Flink settings, the output dir.
+     */
+    static String sharedSpec(String tag, Shape s, String outputDir) {
         String topics =
                 Topic.JOB_TOPICS.stream()
                         .map(t -> t.id() + ": bench-" + tag + "." + t.id())
@@ -86,9 +107,6 @@ public enum BenchWorkload {
         return String.format(
                 Locale.ROOT,
                 """
-                name: bench-%s
-                ensemble: {id: bench, teachers: %d, kind: homogeneous, source: external,
-                           payload: %s, top-k: %d, vocabulary: %d}
                 sampler: {type: coordinated, seed: 42}
                 mechanism: {name: gnmax, params: {sigma: 40}}
                 budget: {epsilon: 1.0e6, delta: 1.0e-6}
@@ -98,11 +116,6 @@ public enum BenchWorkload {
                 flink: {mode: embedded, parallelism: %d, checkpoint-interval-ms: %d}
                 output: {dir: '%s', timeout-s: 86400}
                 """,
-                tag,
-                s.teachers(),
-                payload.name().toLowerCase(Locale.ROOT).replace('_', '-'),
-                topK,
-                VOCABULARY,
                 s.concurrency(),
                 STEP_DEADLINE_MS,
                 s.partitions(),

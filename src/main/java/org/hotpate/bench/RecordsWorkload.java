@@ -21,7 +21,6 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.hotpate.stream.config.JobConfig;
 import org.hotpate.stream.config.JobSpec;
-import org.hotpate.stream.config.Topic;
 
 /**
  * The records-teacher workload of {@code ./hotpate bench pipeline --payload records}: n users, each
@@ -138,37 +137,19 @@ public record RecordsWorkload(Path corpus, Path publicFile, int recordsPerUser, 
 
     /** The job spec (YAML) of one records benchmark run over {@code users}; topics prefixed. */
     public String jobSpec(String tag, BenchWorkload.Shape s, Path users, String outputDir) {
-        String topics =
-                Topic.JOB_TOPICS.stream()
-                        .map(t -> t.id() + ": bench-" + tag + "." + t.id())
-                        .collect(java.util.stream.Collectors.joining(", "));
         return String.format(
-                Locale.ROOT,
-                """
-                name: bench-%s
-                records: {file: '%s', user-field: user, text-field: subject}
-                ensemble: {source: records, kind: heterogeneous}
-                teacher: {model: ngram, order: 3, top-k: 64, public-file: '%s', public-weight: 0.5}
-                tokenizer: cl100k_base
-                sampler: {type: coordinated, seed: 42}
-                mechanism: {name: gnmax, params: {sigma: 40}}
-                budget: {epsilon: 1.0e6, delta: 1.0e-6}
-                generation: {sequences: 2000000000, concurrency: %d, max-steps: 64,
-                             on-fail: resample, max-attempts: 3, step-deadline-ms: %d}
-                kafka: {mode: embedded, partitions: %d, topics: {%s}}
-                flink: {mode: embedded, parallelism: %d, checkpoint-interval-ms: %d}
-                output: {dir: '%s', timeout-s: 86400}
-                """,
-                tag,
-                quoted(users.toAbsolutePath().toString()),
-                quoted(publicFile.toAbsolutePath().toString()),
-                s.concurrency(),
-                BenchWorkload.STEP_DEADLINE_MS,
-                s.partitions(),
-                topics,
-                s.parallelism(),
-                s.checkpointMs(),
-                quoted(outputDir));
+                        Locale.ROOT,
+                        """
+                        name: bench-%s
+                        records: {file: '%s', user-field: user, text-field: subject}
+                        ensemble: {source: records, kind: heterogeneous}
+                        teacher: {model: ngram, order: 3, top-k: 64, public-file: '%s', public-weight: 0.5}
+                        tokenizer: cl100k_base
+                        """,
+                        tag,
+                        quoted(users.toAbsolutePath().toString()),
+                        quoted(publicFile.toAbsolutePath().toString()))
+                + BenchWorkload.sharedSpec(tag, s, outputDir);
     }
 
     /** The validated config of that spec (through the job's own spec parser). */
