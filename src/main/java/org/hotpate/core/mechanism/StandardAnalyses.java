@@ -23,51 +23,66 @@ import org.hotpate.core.privacy.PrivacyEvent;
 final class StandardAnalyses {
     private StandardAnalyses() {}
 
-    // ---- privacy cost: one step's RDP per order
-    // --------------------------------------------------
+    // ---- privacy cost: one step's RDP per order (replace one teacher, n public; the statements
+    // and their published sources are PateRdp's, PRIVACY.md §3) ------------------------------
 
-    /** GNMax, noise N(0, σ²). */
+    /**
+     * GNMax, noise N(0, σ²): data-independent λ/σ² (Papernot et al. 2018, Prop. 8), data-dependent
+     * Thm 6 with Prop. 7's bound on q.
+     */
     static final StepRdp GNMAX_STEP =
             (in, counts, vocab, orders) -> {
                 double sigma = in.positive("sigma");
                 double logq = PateRdp.logqGaussian(counts, vocab, sigma);
-                double[] di = new double[orders.length];
-                double[] dd = new double[orders.length];
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.gnmaxDataIndependent(sigma, orders[i]);
-                    dd[i] = PateRdp.rdpGaussian(logq, sigma, orders[i]);
-                }
-                return new Curves(di, dd);
+                return perOrder(
+                        orders,
+                        o -> PateRdp.gnmaxDataIndependent(sigma, o),
+                        o -> PateRdp.rdpGaussian(logq, sigma, o));
             };
 
-    /** LNMax, noise Lap(b). */
+    /**
+     * LNMax, noise Lap(b): ε = 2/b pure DP, data-dependent by Papernot et al. 2017, Thm 3 ({@link
+     * PateRdp#rdpPureEps}).
+     */
     static final StepRdp LNMAX_STEP =
             (in, counts, vocab, orders) -> {
                 double b = in.positive("scale");
                 double logq = PateRdp.logqLaplace(counts, vocab, b);
-                double[] di = new double[orders.length];
-                double[] dd = new double[orders.length];
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.lnmaxDataIndependent(b, orders[i]);
-                    dd[i] = PateRdp.rdpPureEps(logq, 2 / b, orders[i]);
-                }
-                return new Curves(di, dd);
+                return perOrder(
+                        orders,
+                        o -> PateRdp.lnmaxDataIndependent(b, o),
+                        o -> PateRdp.rdpPureEps(logq, 2 / b, o));
             };
 
-    /** Confident-GNMax's threshold step: max count + N(0, σ1²) ≥ T. */
+    /**
+     * Confident-GNMax's threshold step, max count + N(0, σ1²) ≥ T: data-independent λ/(2σ1²)
+     * (Gaussian mechanism, sensitivity 1), data-dependent Papernot et al. 2018 Thm 6 with σ = √2·σ1
+     * on q = min(Pr[answer], 1 − Pr[answer]).
+     */
     static final StepRdp THRESHOLD_STEP =
             (in, counts, vocab, orders) -> {
                 double t = in.value("threshold");
                 double s1 = in.positive("sigma1");
                 double logPr = PateRdp.logPrAnswered(t, s1, counts);
-                double[] di = new double[orders.length];
-                double[] dd = new double[orders.length];
-                for (int i = 0; i < orders.length; i++) {
-                    di[i] = PateRdp.thresholdDataIndependent(s1, orders[i]);
-                    dd[i] = PateRdp.thresholdDataDependent(logPr, s1, orders[i]);
-                }
-                return new Curves(di, dd);
+                return perOrder(
+                        orders,
+                        o -> PateRdp.thresholdDataIndependent(s1, o),
+                        o -> PateRdp.thresholdDataDependent(logPr, s1, o));
             };
+
+    /** Both curves at every order. */
+    private static Curves perOrder(
+            double[] orders,
+            java.util.function.DoubleUnaryOperator dataIndependent,
+            java.util.function.DoubleUnaryOperator dataDependent) {
+        double[] di = new double[orders.length];
+        double[] dd = new double[orders.length];
+        for (int i = 0; i < orders.length; i++) {
+            di[i] = dataIndependent.applyAsDouble(orders[i]);
+            dd[i] = dataDependent.applyAsDouble(orders[i]);
+        }
+        return new Curves(di, dd);
+    }
 
     // ---- privacy plan: one answered query's data-independent cost
     // --------------------------------
