@@ -26,7 +26,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 import torch
 
-from . import llama, prf, worker
+from . import blas, llama, prf, worker
 
 SHAPES = {"8b": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
                  "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 500000.0},
@@ -123,7 +123,7 @@ def main(argv=None):
     decode, decode_cpu = time.time() - t0, time.process_time() - c0
     out = {"teachers": a.teachers, "rows": rows, "sequences": a.sequences,
            "params": sum(p.numel() for p in model.parameters()),
-           "vocab": c.vocab_size, "device": a.device, "dtype": a.dtype, "threads": torch.get_num_threads(),
+           "vocab": c.vocab_size, "device": a.device, "blas": _blas_name() if a.device == "cpu" else None, "dtype": a.dtype, "threads": torch.get_num_threads(),
            "prompt_tokens": a.prompt_tokens, "prefill_s": round(prefill, 3),
            "teacher_steps_per_s": round(a.teachers * a.sequences * a.steps / decode, 1),
            "forward_share": round(timed["forward"] / decode, 3),
@@ -137,6 +137,15 @@ def main(argv=None):
         cpu_gemm = (gemm_flops(a.device, dtype, clock=time.process_time) + cpu_gemm_before) / 2
         out["cpu_efficiency"] = round(a.teachers * a.sequences * a.steps / decode_cpu * 2 * out["params"] / cpu_gemm, 3)
     print(json.dumps(out))
+
+
+def _blas_name():
+    """The BLAS build torch's CPU products ran on: the loaded library's directory (openblas-openmp,
+    openblas-pthread, blas for the reference one), or torch's own when it brings one."""
+    if "BLAS_INFO=generic" not in torch.__config__.show():
+        return "torch's own"
+    lib = blas.loaded_blas()
+    return os.path.basename(os.path.dirname(os.path.realpath(lib))) if lib else None
 
 
 def hf_rate(model, prompts, a):

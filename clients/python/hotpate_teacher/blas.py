@@ -2,7 +2,14 @@
 BLAS_INFO=generic: it calls whatever libblas.so.3 the system's alternatives select, and the
 reference BLAS (package libblas3, /usr/lib/<triplet>/blas/) is ~10x slower than OpenBLAS for the
 worker's products (a 2048x512x512 product: ~3 GFLOP/s against 41-50 on 2 cores). The loaded library
-is read from /proc/self/maps: no timing, so a busy machine cannot trigger the warning."""
+is read from /proc/self/maps: no timing, so a busy machine cannot trigger the warning.
+
+Of Debian's two OpenBLAS builds the OpenMP one (libopenblas0-openmp) is the one to use with torch:
+torch runs its element-wise kernels on OpenMP threads, and the pthread build (libopenblas0-pthread)
+keeps a second pool of its own whose threads spin after each product, so on 2 cores three threads
+take turns. Measured with the worker's bench (docs/llm-teachers.md, "Measured"): the decode of the
+demo model ran 1.3-1.6x faster on the OpenMP build; the pthread build's product of [256 x 96] by
+[96 x 512] took 1.5 ms against 0.24 ms for [96 x 640]."""
 import os
 from typing import Optional
 
@@ -28,16 +35,39 @@ def is_reference(lib: Optional[str]) -> bool:
     return lib is not None and not any(k in os.path.realpath(lib).lower() for k in FAST)
 
 
+def is_pthread_openblas(lib: Optional[str]) -> bool:
+    """True for Debian's pthread build of OpenBLAS (/usr/lib/<triplet>/openblas-pthread/)."""
+    return lib is not None and "openblas-pthread" in os.path.realpath(lib).lower()
+
+
 def warning() -> Optional[str]:
-    """A one-line warning when torch runs its CPU products on the reference BLAS, else None."""
+    """A one-line warning when torch runs its CPU products on the reference BLAS or on OpenBLAS's
+    pthread build with more than one thread, else None."""
     import torch
     cfg = torch.__config__.show()
     if "BLAS_INFO=generic" not in cfg:
         return None  # torch brings its own (MKL, OpenBLAS): nothing to check
     torch.ones(2, 2) @ torch.ones(2, 2)  # make sure the library is loaded
     lib = loaded_blas()
+    if is_pthread_openblas(lib) and torch.get_num_threads() > 1:
+        return ("torch's CPU matrix products run on OpenBLAS's pthread build (%s), whose threads compete with"
+                " torch's OpenMP threads: install libopenblas0-openmp (Debian/Ubuntu) and select it with"
+                " update-alternatives --set libblas.so.3-%s %s" % (os.path.realpath(lib), _triplet(lib),
+                                                                    _openmp_path(lib)))
     if not is_reference(lib):
         return None
     return ("torch's CPU matrix products run on the reference BLAS (%s), about 10x slower than OpenBLAS:"
-            " install libopenblas0-pthread (Debian/Ubuntu) or set the libblas.so.3 alternative to OpenBLAS"
+            " install libopenblas0-openmp (Debian/Ubuntu) or set the libblas.so.3 alternative to OpenBLAS"
             % os.path.realpath(lib))
+
+
+def _triplet(lib: str) -> str:
+    """x86_64-linux-gnu from /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3."""
+    parts = os.path.realpath(lib).split("/")
+    i = next((k for k, p in enumerate(parts) if p.startswith("openblas-")), 0)
+    return parts[i - 1] if i > 0 else "x86_64-linux-gnu"
+
+
+def _openmp_path(lib: str) -> str:
+    d = os.path.dirname(os.path.realpath(lib)).replace("openblas-pthread", "openblas-openmp")
+    return os.path.join(d, "libblas.so.3")

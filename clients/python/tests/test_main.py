@@ -96,6 +96,14 @@ class BlasTest(unittest.TestCase):
         self.assertTrue(blas.is_reference("/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"))
         self.assertFalse(blas.is_reference("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"))
         self.assertFalse(blas.is_reference(None))
+        pthread = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so"
+        self.assertTrue(blas.is_pthread_openblas(pthread))
+        self.assertFalse(blas.is_pthread_openblas("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblasp-r0.3.21.so"))
+        self.assertFalse(blas.is_pthread_openblas(None))
+        self.assertEqual("x86_64-linux-gnu", blas._triplet("/usr/lib/x86_64-linux-gnu/openblas-pthread/x.so"))
+        self.assertEqual("aarch64-linux-gnu", blas._triplet("/usr/lib/aarch64-linux-gnu/openblas-pthread/x.so"))
+        self.assertEqual("/usr/lib/aarch64-linux-gnu/openblas-openmp/libblas.so.3",
+                         blas._openmp_path("/usr/lib/aarch64-linux-gnu/openblas-pthread/x.so"))
         torch.ones(2, 2) @ torch.ones(2, 2)
         if os.path.exists("/proc/self/maps") and "BLAS_INFO=generic" in torch.__config__.show():
             self.assertIsNotNone(blas.loaded_blas())  # the library torch calls is found

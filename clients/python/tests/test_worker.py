@@ -17,11 +17,11 @@ from tests.reference import reference_logits, softmax
 VEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
 
 
-def peaked_model(vocab):
+def peaked_model(vocab, kv_heads=2):
     """Untied, large weights: sharp attention and logits, so each teacher's prompt matters."""
     torch.manual_seed(5)
     m = llama.Llama(llama.Config({"vocab_size": vocab, "hidden_size": 32, "intermediate_size": 48,
-                                  "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                  "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": kv_heads,
                                   "tie_word_embeddings": False}))
     for n, p in m.named_parameters():
         torch.nn.init.normal_(p, std=2.0 if "lm_head" in n else 1.0 if "embed" in n else 0.8)
@@ -69,6 +69,23 @@ class WorkerTest(unittest.TestCase):
         # the guard: the teachers' distributions are peaked and differ, so a swap of rows shows
         refs = [self.reference(t, [10, 11]) for t in range(4)]
         self.assertGreater(min(r.max() for r in refs), 0.3)
+        for i in range(4):
+            for j in range(i):
+                self.assertGreater(np.abs(refs[i] - refs[j]).max(), 0.03)
+
+    def test_a_multi_query_model_like_the_demo_models_is_the_reference_forward(self):
+        # one KV head for 4 query heads: a decode step has 4 query rows per KV head, which take the
+        # matrix products rather than the broadcast (decode._FEW); multi-token steps as well
+        model = peaked_model(self.tok.vocabulary_size, kv_heads=1)
+        ts = worker.Teachers(model, self.tok, self.heads, rows=3, answer="topk", top_k=600)
+        for prefix in ([], [40], [40, 41, 42], [40, 41, 42, 43]):
+            got = self.full_distributions(ts, step(0, prefix, 1))
+            for t, p in got.items():
+                ref = softmax(reference_logits(model, self.heads[t] + [10, 11] + prefix)[-1], 1.0)
+                self.assertLess(np.abs(p - ref).max(), 1e-3, (prefix, t))
+        # the guard: peaked, and each teacher's distribution its own
+        refs = [softmax(reference_logits(model, self.heads[t] + [10, 11])[-1], 1.0) for t in range(4)]
+        self.assertGreater(min(r.max() for r in refs), 0.1)
         for i in range(4):
             for j in range(i):
                 self.assertGreater(np.abs(refs[i] - refs[j]).max(), 0.03)
