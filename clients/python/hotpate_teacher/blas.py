@@ -7,9 +7,12 @@ is read from /proc/self/maps: no timing, so a busy machine cannot trigger the wa
 Of Debian's two OpenBLAS builds the OpenMP one (libopenblas0-openmp) is the one to use with torch:
 torch runs its element-wise kernels on OpenMP threads, and the pthread build (libopenblas0-pthread)
 keeps a second pool of its own whose threads spin after each product, so on 2 cores three threads
-take turns. Measured with the worker's bench (docs/llm-teachers.md, "Measured"): the decode of the
-demo model ran 1.3-1.6x faster on the OpenMP build; the pthread build's product of [256 x 96] by
-[96 x 512] took 1.5 ms against 0.24 ms for [96 x 640]."""
+take turns. Measured with the worker's bench on the demo model (docs/llm-teachers.md, "Measured"):
+the same wall-clock rate within this machine's noise, but 0.32-0.42 of the matrix-product rate per
+CPU-second on the OpenMP build against 0.22-0.30 on the pthread build (CPU the job next to the
+worker needs); and at d 96 the pthread build took 1.5 ms for a [256 x 96] x [96 x 512] product
+(0.24 ms for [96 x 640], 0.27 ms on one thread). With both installed, Debian's alternatives select
+the pthread build's libopenblas.so.0 even under the OpenMP build's libblas.so.3."""
 import os
 from typing import Optional
 
@@ -27,7 +30,10 @@ def loaded_blas() -> Optional[str]:
     if not libs:
         return None
     fast = [p for p in libs if any(k in os.path.realpath(p).lower() for k in FAST)]
-    return (fast or libs)[0]
+    # the implementation before a wrapper: Debian's openblas-openmp/libblas.so.3 loads whichever
+    # libopenblas.so.0 its own alternative selects, which may be the pthread build's
+    impl = [p for p in fast if os.path.basename(p).startswith(("libopenblas", "libmkl", "libblis"))]
+    return (impl or fast or libs)[0]
 
 
 def is_reference(lib: Optional[str]) -> bool:
@@ -51,9 +57,9 @@ def warning() -> Optional[str]:
     lib = loaded_blas()
     if is_pthread_openblas(lib) and torch.get_num_threads() > 1:
         return ("torch's CPU matrix products run on OpenBLAS's pthread build (%s), whose threads compete with"
-                " torch's OpenMP threads: install libopenblas0-openmp (Debian/Ubuntu) and select it with"
-                " update-alternatives --set libblas.so.3-%s %s" % (os.path.realpath(lib), _triplet(lib),
-                                                                    _openmp_path(lib)))
+                " torch's OpenMP threads: install libopenblas0-openmp and remove libopenblas0-pthread (Debian/Ubuntu),"
+                " or select it with update-alternatives --set libopenblas.so.0-%s %s" % (
+                    os.path.realpath(lib), _triplet(lib), _openmp_path(lib)))
     if not is_reference(lib):
         return None
     return ("torch's CPU matrix products run on the reference BLAS (%s), about 10x slower than OpenBLAS:"
@@ -70,4 +76,4 @@ def _triplet(lib: str) -> str:
 
 def _openmp_path(lib: str) -> str:
     d = os.path.dirname(os.path.realpath(lib)).replace("openblas-pthread", "openblas-openmp")
-    return os.path.join(d, "libblas.so.3")
+    return os.path.join(d, "libopenblas.so.0")

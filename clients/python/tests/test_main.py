@@ -102,7 +102,7 @@ class BlasTest(unittest.TestCase):
         self.assertFalse(blas.is_pthread_openblas(None))
         self.assertEqual("x86_64-linux-gnu", blas._triplet("/usr/lib/x86_64-linux-gnu/openblas-pthread/x.so"))
         self.assertEqual("aarch64-linux-gnu", blas._triplet("/usr/lib/aarch64-linux-gnu/openblas-pthread/x.so"))
-        self.assertEqual("/usr/lib/aarch64-linux-gnu/openblas-openmp/libblas.so.3",
+        self.assertEqual("/usr/lib/aarch64-linux-gnu/openblas-openmp/libopenblas.so.0",
                          blas._openmp_path("/usr/lib/aarch64-linux-gnu/openblas-pthread/x.so"))
         torch.ones(2, 2) @ torch.ones(2, 2)
         if os.path.exists("/proc/self/maps") and "BLAS_INFO=generic" in torch.__config__.show():
