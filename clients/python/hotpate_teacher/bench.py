@@ -58,6 +58,32 @@ def gemm_flops(device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=7, 
     return 2.0 * m * n * k / sorted(times)[len(times) // 2]
 
 
+def copy_bandwidth(device="cpu", dtype=torch.float32, nbytes=1 << 28, reps=5):
+    """Bytes/s of one device-to-device copy of `nbytes` (read and write both counted): the median of
+    `reps`, as a stand-in for the memory bandwidth that bounds a decode reading every weight once a
+    step and each teacher's keys and values."""
+    n = nbytes // torch.tensor([], dtype=dtype).element_size()
+    a = torch.ones(n, device=device, dtype=dtype)
+    b = torch.empty_like(a)
+    b.copy_(a)
+    times = []
+    for _ in range(reps):
+        sync(device)
+        t0 = time.perf_counter()
+        b.copy_(a)
+        sync(device)
+        times.append(time.perf_counter() - t0)
+    return 2.0 * nbytes / sorted(times)[len(times) // 2]
+
+
+def bandwidth_bound(teachers, sequences, weight_bytes, kv_bytes_per_teacher_step, bytes_per_s, forwards=1):
+    """Teacher-steps/s if a decode step did nothing but read every weight once per forward (a
+    forward serves `rows` teachers and every sequence in flight; `forwards` = teachers / rows,
+    rounded up) and each (teacher, sequence)'s keys and values once."""
+    n = teachers * sequences
+    return n * bytes_per_s / (forwards * weight_bytes + n * kv_bytes_per_teacher_step)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m hotpate_teacher.bench")
     ap.add_argument("--model", help="Hugging Face-layout dir (else --shape with random weights)")
@@ -130,6 +156,18 @@ def main(argv=None):
            "logits_and_vote_share": round(timed["answers"] / decode, 3)}
     if a.hf:
         out["hf_teacher_steps_per_s"] = hf_rate(model, prompts, a)
+    # the memory bound: weights once a step, and each teacher's K and V over its mean context
+    esize = torch.tensor([], dtype=dtype).element_size()
+    context = sum(len(p) for p in prompts) / len(prompts) + 8 + (a.steps + 1) / 2
+    kv_bytes = c.num_hidden_layers * context * c.num_key_value_heads * c.head_dim * 2 * esize
+    bw = copy_bandwidth(a.device, dtype, 1 << (30 if a.device == "cuda" else 28))
+    out["weight_bytes"] = out["params"] * esize
+    out["kv_bytes_per_teacher_step"] = int(kv_bytes)
+    out["copy_gbs"] = round(bw / 1e9, 1)
+    forwards = -(-a.teachers // rows)
+    out["bandwidth_bound_teacher_steps_per_s"] = round(bandwidth_bound(a.teachers, a.sequences, out["weight_bytes"],
+                                                                       kv_bytes, bw, forwards), 1)
+    out["bandwidth_share"] = round(out["teacher_steps_per_s"] / out["bandwidth_bound_teacher_steps_per_s"], 3)
     gemm = (gemm_flops(a.device, dtype) + gemm_before) / 2  # measured just before and after the decode
     out["gemm_gflops"] = round(gemm / 1e9, 2)
     out["efficiency"] = round(out["teacher_steps_per_s"] * 2 * out["params"] / gemm, 3)

@@ -65,9 +65,10 @@ def nats(model, rows, batch=32):
         x = torch.zeros(len(part), n, dtype=torch.long)
         for r, (ids, _) in enumerate(part):
             x[r, :len(ids)] = torch.tensor(ids)  # right padding: causal rows never see it
+        dev = next(model.parameters()).device
         with torch.no_grad():
-            lp = torch.log_softmax(model(x, torch.arange(n)[None].expand(len(part), -1),
-                                         torch.ones(len(part), n, dtype=torch.bool)).double(), -1)
+            lp = torch.log_softmax(model(x.to(dev), torch.arange(n, device=dev)[None].expand(len(part), -1),
+                                         torch.ones(len(part), n, dtype=torch.bool, device=dev)).double(), -1).cpu()
         for r, (ids, start) in enumerate(part):
             j = torch.arange(start, len(ids))
             total -= lp[r, j - 1, torch.tensor(ids[start:])].sum().item()
@@ -98,6 +99,7 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=4, help="records in the prompt (the spec's teacher.max-records)")
     ap.add_argument("--held-out", action="store_true", help="only the authors train.py holds out")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     a = ap.parse_args(argv)
     from . import bpe, llama, worker
     if a.k < 1 or a.authors < 2:
@@ -105,7 +107,7 @@ def main(argv=None):
     torch.set_num_threads(a.threads)
     try:
         tok = bpe.Tokenizer(os.path.join(a.model, "tokenizer.json"))
-        model = llama.load(a.model)
+        model = llama.load(a.model, a.device)
         users = worker.read_users(a.records, a.user_field, a.text_field)
     except (OSError, ValueError) as e:
         sys.exit("hotpate_teacher.promptgain: %s" % e)

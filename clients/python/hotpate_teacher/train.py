@@ -158,6 +158,8 @@ def main(argv=None):
     # 2: with OpenBLAS's OpenMP build, 201 steps a minute against 106 with 1 thread on a quiet
     # 2-core machine; on cores shared with other work 1 thread may be faster (each waits for the other)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="cuda: a CUDA build of PyTorch (float32 weights; the saved model is the same format)")
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
     for p in a.public:
@@ -191,6 +193,7 @@ def main(argv=None):
     for n, p in model.named_parameters():
         if p.dim() == 2:
             torch.nn.init.normal_(p, std=0.02)
+    model.to(a.device)
     print("model: %d parameters" % sum(p.numel() for p in model.parameters()), file=sys.stderr)
     # held-out authors of the first file (and of the others, if any): the gain printed while training
     held = [{u: rs for u, rs in worker.read_users(p, "user", "subject").items() if promptgain.held_out(u)}
@@ -215,9 +218,10 @@ def main(argv=None):
             records, target = next(draws[i])
             ex.append(promptgain.example(tok, records, target))
             starts.append(second_record(tok, records) if a.record_loss else None)
-        x, m, r = batch(ex, a.seq, starts)
+        x, m, r = (v.to(a.device) for v in batch(ex, a.seq, starts))
         t = x.shape[1] - 1
-        logits = model(x[:, :-1], torch.arange(t)[None].expand(x.shape[0], -1), torch.ones(x.shape[0], t, dtype=torch.bool))
+        logits = model(x[:, :-1], torch.arange(t, device=a.device)[None].expand(x.shape[0], -1),
+                       torch.ones(x.shape[0], t, dtype=torch.bool, device=a.device))
         loss = torch.nn.functional.cross_entropy(logits[m[:, 1:]], x[:, 1:][m[:, 1:]])
         if a.record_loss and r[:, 1:].any():
             loss = loss + a.record_loss * torch.nn.functional.cross_entropy(logits[r[:, 1:]], x[:, 1:][r[:, 1:]])
@@ -230,7 +234,7 @@ def main(argv=None):
             print("step %d loss %.3f lr %.4f (%.0f s)" % (step, loss.item(), lr, time.time() - t1), file=sys.stderr, flush=True)
     if a.eval_every and done:
         evaluate(model, tok, held, done, time.time() - t1)
-    state = {k: v for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    state = {k: v.cpu() for k, v in model.state_dict().items() if k != "lm_head.weight"}
     llama.write_safetensors(os.path.join(a.out, "model.safetensors"), state)
     print("saved %s after %d steps (%.0f s training, %.0f s in all)" % (a.out, done, time.time() - t1, time.time() - t0),
           file=sys.stderr)
