@@ -46,8 +46,9 @@ class BenchTest(unittest.TestCase):
         bound = bench.bandwidth_bound(8, 1, out["weight_bytes"], out["kv_bytes_per_teacher_step"], out["copy_gbs"] * 1e9,
                                       forwards=3)  # 8 teachers in rows of 3
         self.assertAlmostEqual(out["bandwidth_bound_teacher_steps_per_s"], bound, delta=bound * 0.01)
-        for k in ("teacher_steps_per_s", "gemm_gflops", "efficiency", "cpu_efficiency"):
+        for k in ("teacher_steps_per_s", "gemm_gflops", "copy_gbs"):
             self.assertGreater(out[k], 0, k)
+        self.assertGreaterEqual(out["cpu_efficiency"], 0)  # a model this small: 0 at 3 decimals
         self.assertAlmostEqual(out["efficiency"], out["teacher_steps_per_s"] * 2 * params / (out["gemm_gflops"] * 1e9),
                                delta=0.01 + 0.02 * out["efficiency"])
 
