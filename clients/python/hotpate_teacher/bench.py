@@ -28,6 +28,8 @@ import torch
 
 from . import blas, llama, prf, worker
 
+HISTORY = 8  # public tokens (prompt and prefix) every sequence starts with
+
 SHAPES = {"8b": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
                  "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 500000.0},
           "1b": {"vocab_size": 128256, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
@@ -62,7 +64,7 @@ def copy_bandwidth(device="cpu", dtype=torch.float32, nbytes=1 << 28, reps=5):
     """Bytes/s of one device-to-device copy of `nbytes` (read and write both counted): the median of
     `reps`, as a stand-in for the memory bandwidth that bounds a decode reading every weight once a
     step and each teacher's keys and values."""
-    n = nbytes // torch.tensor([], dtype=dtype).element_size()
+    n = nbytes // torch.empty(0, dtype=dtype).element_size()
     a = torch.ones(n, device=device, dtype=dtype)
     b = torch.empty_like(a)
     b.copy_(a)
@@ -114,7 +116,7 @@ def main(argv=None):
     t0 = time.time()
     ts = worker.Teachers(model, types.SimpleNamespace(eos=0), dict(enumerate(prompts)), a.device, rows,
                          cache_bytes=1 << 40)
-    history = [[int(x) for x in rnd.integers(0, c.vocab_size, 8)] for _ in range(a.sequences)]
+    history = [[int(x) for x in rnd.integers(0, c.vocab_size, HISTORY)] for _ in range(a.sequences)]
 
     def steps(k):
         return [{"runId": "bench", "sequenceId": q, "step": k, "attempt": 0, "prompt": history[q][:4],
@@ -149,7 +151,8 @@ def main(argv=None):
     decode, decode_cpu = time.time() - t0, time.process_time() - c0
     out = {"teachers": a.teachers, "rows": rows, "sequences": a.sequences,
            "params": sum(p.numel() for p in model.parameters()),
-           "vocab": c.vocab_size, "device": a.device, "blas": _blas_name() if a.device == "cpu" else None, "dtype": a.dtype, "threads": torch.get_num_threads(),
+           "vocab": c.vocab_size, "device": a.device, "blas": blas.build() if a.device == "cpu" else None,
+           "dtype": a.dtype, "threads": torch.get_num_threads(),
            "prompt_tokens": a.prompt_tokens, "prefill_s": round(prefill, 3),
            "teacher_steps_per_s": round(a.teachers * a.sequences * a.steps / decode, 1),
            "forward_share": round(timed["forward"] / decode, 3),
@@ -157,8 +160,8 @@ def main(argv=None):
     if a.hf:
         out["hf_teacher_steps_per_s"] = hf_rate(model, prompts, a)
     # the memory bound: weights once a step, and each teacher's K and V over its mean context
-    esize = torch.tensor([], dtype=dtype).element_size()
-    context = sum(len(p) for p in prompts) / len(prompts) + 8 + (a.steps + 1) / 2
+    esize = torch.empty(0, dtype=dtype).element_size()
+    context = sum(len(p) for p in prompts) / len(prompts) + HISTORY + (a.steps + 1) / 2
     kv_bytes = c.num_hidden_layers * context * c.num_key_value_heads * c.head_dim * 2 * esize
     bw = copy_bandwidth(a.device, dtype, 1 << (30 if a.device == "cuda" else 28))
     out["weight_bytes"] = out["params"] * esize
@@ -175,15 +178,6 @@ def main(argv=None):
         cpu_gemm = (gemm_flops(a.device, dtype, clock=time.process_time) + cpu_gemm_before) / 2
         out["cpu_efficiency"] = round(a.teachers * a.sequences * a.steps / decode_cpu * 2 * out["params"] / cpu_gemm, 3)
     print(json.dumps(out))
-
-
-def _blas_name():
-    """The BLAS build torch's CPU products ran on: the loaded library's directory (openblas-openmp,
-    openblas-pthread, blas for the reference one), or torch's own when it brings one."""
-    if "BLAS_INFO=generic" not in torch.__config__.show():
-        return "torch's own"
-    lib = blas.loaded_blas()
-    return os.path.basename(os.path.dirname(os.path.realpath(lib))) if lib else None
 
 
 def hf_rate(model, prompts, a):

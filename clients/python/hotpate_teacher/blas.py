@@ -36,6 +36,18 @@ def loaded_blas() -> Optional[str]:
     return (impl or fast or libs)[0]
 
 
+def build() -> Optional[str]:
+    """The BLAS build torch's CPU products run on: the loaded implementation's directory
+    (openblas-openmp, openblas-pthread; blas for the reference one), "torch's own" when torch
+    brings one, None when none is found."""
+    import torch
+    if "BLAS_INFO=generic" not in torch.__config__.show():
+        return "torch's own"
+    torch.ones(2, 2) @ torch.ones(2, 2)  # make sure the library is loaded
+    lib = loaded_blas()
+    return os.path.basename(os.path.dirname(os.path.realpath(lib))) if lib else None
+
+
 def is_reference(lib: Optional[str]) -> bool:
     """True for a BLAS that is none of the optimised ones (the reference libblas3 is /usr/lib/<triplet>/blas/)."""
     return lib is not None and not any(k in os.path.realpath(lib).lower() for k in FAST)

@@ -65,7 +65,7 @@ def nats(model, rows, batch=32):
         x = torch.zeros(len(part), n, dtype=torch.long)
         for r, (ids, _) in enumerate(part):
             x[r, :len(ids)] = torch.tensor(ids)  # right padding: causal rows never see it
-        dev = next(model.parameters()).device if hasattr(model, "parameters") else torch.device("cpu")
+        dev = next((p.device for p in model.parameters()), torch.device("cpu"))  # where its weights are
         with torch.no_grad():
             lp = torch.log_softmax(model(x.to(dev), torch.arange(n, device=dev)[None].expand(len(part), -1),
                                          torch.ones(len(part), n, dtype=torch.bool, device=dev)).double(), -1).cpu()

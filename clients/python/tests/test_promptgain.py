@@ -26,11 +26,12 @@ class CharTokenizer:
         return [ord(c) for c in s]
 
 
-class CopyModel:
+class CopyModel(torch.nn.Module):
     """Logit COPY for every token already in the row up to and including position t, 0 otherwise:
-    a model that reads its prompt, with probabilities known in closed form."""
+    a model that reads its prompt, with probabilities known in closed form (no parameters: it
+    scores on the CPU)."""
 
-    def __call__(self, ids, pos, mask):
+    def forward(self, ids, pos, mask):
         b, t = ids.shape
         seen = torch.zeros(b, t, V)
         for r in range(b):
