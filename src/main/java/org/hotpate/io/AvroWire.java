@@ -526,8 +526,16 @@ public final class AvroWire {
                 | NegativeArraySizeException
                 | ClassCastException
                 | NullPointerException e) {
-            throw new UndecodableException("not a " + what + " message: " + e.getMessage(), e);
+            throw new UndecodableException("not a " + what + " message: " + describe(e), e);
         }
+    }
+
+    /**
+     * The exception's message, or its class where the JVM left none (HotSpot drops the message of
+     * an implicit exception thrown often from compiled code: "null" says nothing to an operator).
+     */
+    private static String describe(Exception e) {
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     static List<Integer> ints(int[] a) {
