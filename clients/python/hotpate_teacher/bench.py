@@ -7,9 +7,10 @@ A step is what the worker does for one step of one sequence: every teacher's nex
 distribution and its coordinated vote. The first step of a sequence prefills every teacher's
 prompt (--prompt-tokens of random ids); later steps feed one token to the cached batch. Prints one
 JSON line: prefill s, decode teacher-steps/s (distributions/s), efficiency (teacher-steps/s x 2 x
-parameters over the GEMM rate measured in the same run; cpu_efficiency: the same per CPU-second of
-the process, decode and GEMM alike: on a shared machine, with --threads 1 and
-OPENBLAS_NUM_THREADS=1, the load moves it far less) and, with --hf and `transformers` installed,
+parameters over the GEMM rate, timed between the decode steps of the same run so that both see the
+same machine: a VM's GEMM rate here moves between 86 and 170 GFLOP/s from one minute to the next;
+cpu_efficiency: the same per CPU-second of the process, decode and GEMM alike) and, with --hf and
+`transformers` installed,
 eager Hugging Face LlamaForCausalLM on the same shapes and weights in the same run.
 --shape 8b builds Llama-3-8B's shape (32 layers, d 4096, GQA 32/8, SwiGLU 14336, |V| 128256) with
 random weights (speed only).
@@ -42,22 +43,31 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def gemm_flops(device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=7, clock=time.perf_counter):
-    """FLOP/s of one [m, k] x [k, n] matmul on this device, dtype and thread count: the median of
-    `reps` timings (on a shared machine the load moves this and the decode alike; the best of a few
-    would flatter the product). clock=time.process_time: per CPU-second of this process."""
-    a = torch.randn(m, k, device=device).to(dtype)
-    b = torch.randn(k, n, device=device).to(dtype)
-    a @ b
-    times = []
-    for _ in range(reps):
-        sync(device)
-        t0 = clock()
-        for _ in range(2):
-            a @ b
-        sync(device)
-        times.append((clock() - t0) / 2)
-    return 2.0 * m * n * k / sorted(times)[len(times) // 2]
+class PairedGemm:
+    """The GEMM rate sampled between decode steps: `sample()` after each step times `reps`
+    [m, k] x [k, n] matmuls, wall-clock and CPU seconds, so that the rate the decode is divided by
+    comes from the same minutes as the decode (a rate measured before and after it moved with the
+    machine's state, not with the decode)."""
+
+    def __init__(self, device="cpu", dtype=torch.float32, m=2048, n=512, k=512, reps=2):
+        self.a = torch.randn(m, k, device=device).to(dtype)
+        self.b = torch.randn(k, n, device=device).to(dtype)
+        self.device, self.reps, self.flops = device, reps, 2.0 * m * n * k
+        self.a @ self.b  # warm
+        self.count, self.wall, self.cpu = 0, 0.0, 0.0
+
+    def sample(self):
+        sync(self.device)
+        t0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(self.reps):
+            self.a @ self.b
+        sync(self.device)
+        self.wall += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self.count += self.reps
+
+    def rate(self, cpu=False):
+        return self.count * self.flops / (self.cpu if cpu else self.wall)
 
 
 def copy_bandwidth(device="cpu", dtype=torch.float32, nbytes=1 << 28, reps=5):
@@ -140,15 +150,17 @@ def main(argv=None):
             ts.engine.forward = wrap
         else:
             ts._answers = wrap
-    gemm_before = gemm_flops(a.device, dtype)
-    cpu_gemm_before = gemm_flops(a.device, dtype, clock=time.process_time) if a.device == "cpu" else None
-    t0, c0 = time.time(), time.process_time()
+    gemm = PairedGemm(a.device, dtype)
+    decode = decode_cpu = 0.0
     for s in range(a.steps):
         for h in history:
             h.append(int(rnd.integers(0, c.vocab_size)))
+        t0, c0 = time.perf_counter(), time.process_time()
         ts.answer_many(steps(s + 1))
-    sync(a.device)
-    decode, decode_cpu = time.time() - t0, time.process_time() - c0
+        sync(a.device)
+        decode += time.perf_counter() - t0
+        decode_cpu += time.process_time() - c0
+        gemm.sample()
     out = {"teachers": a.teachers, "rows": rows, "sequences": a.sequences,
            "params": sum(p.numel() for p in model.parameters()),
            "vocab": c.vocab_size, "device": a.device, "blas": blas.build() if a.device == "cpu" else None,
@@ -171,12 +183,11 @@ def main(argv=None):
     out["bandwidth_bound_teacher_steps_per_s"] = round(bandwidth_bound(a.teachers, a.sequences, out["weight_bytes"],
                                                                        kv_bytes, bw, forwards), 1)
     out["bandwidth_share"] = round(out["teacher_steps_per_s"] / out["bandwidth_bound_teacher_steps_per_s"], 3)
-    gemm = (gemm_flops(a.device, dtype) + gemm_before) / 2  # measured just before and after the decode
-    out["gemm_gflops"] = round(gemm / 1e9, 2)
-    out["efficiency"] = round(out["teacher_steps_per_s"] * 2 * out["params"] / gemm, 3)
-    if cpu_gemm_before:  # the same ratio per CPU-second: what a shared machine's load moves least
-        cpu_gemm = (gemm_flops(a.device, dtype, clock=time.process_time) + cpu_gemm_before) / 2
-        out["cpu_efficiency"] = round(a.teachers * a.sequences * a.steps / decode_cpu * 2 * out["params"] / cpu_gemm, 3)
+    out["gemm_gflops"] = round(gemm.rate() / 1e9, 2)
+    out["efficiency"] = round(out["teacher_steps_per_s"] * 2 * out["params"] / gemm.rate(), 3)
+    if a.device == "cpu":  # the same ratio per CPU-second of this process
+        out["cpu_efficiency"] = round(a.teachers * a.sequences * a.steps / decode_cpu * 2 * out["params"]
+                                      / gemm.rate(cpu=True), 3)
     print(json.dumps(out))
 
 

@@ -1,15 +1,18 @@
 """Does a model read its user? The prompt gain, in nats per token:
 
     python3 -m hotpate_teacher.promptgain --model DIR --records FILE [--user-field user]
-        [--text-field subject] [--authors 300] [--k 4] [--held-out]
+        [--text-field subject] [--authors 300] [--k 4] [--targets 4] [--held-out]
 
-For each author with at least k+1 records (file order, as the worker reads them), the (k+1)-th
-record is scored after the teacher prompt (the spec's template as the worker fills it) holding
-the author's own first k records, and after the first k records of another author (the next one
-in a fixed order: a derangement, so no author is paired with itself). The scored tokens are the
-record's tokens, the newline that ends a record (the demo's stop) and the end-of-text token.
-Prints one JSON line: {authors, k, tokens, ownNatsPerToken, otherNatsPerToken, gain}, gain =
-other - own (> 0: the model's guess improves with its user's own records).
+For each author with at least k+1 records (file order, as the worker reads them), the teacher
+prompt (the spec's template as the worker fills it) holds the author's first k records — what the
+worker gives that author's teacher — and the author's later records, the (k+1)-th up to the
+(k+targets)-th, are scored after it and after the first k records of another author (the next
+one in a fixed order: a derangement, so no author is paired with itself). The scored tokens are
+each record's tokens, the newline that ends a record (the demo's stop) and the end-of-text token.
+Prints one JSON line: {authors, k, targets, scored (records scored), tokens, ownNatsPerToken, otherNatsPerToken, gain},
+gain = other - own (> 0: the model's guess improves with its user's own records). --targets 1
+scores the (k+1)-th record only (the figure before 2026-12-02: one target per author, a noisier
+estimate of the same quantity).
 
 --held-out keeps only the authors `held_out` sets aside (what train.py never trains on).
 Measuring on a private corpus is operator-only: the figures are about the private records and
@@ -76,17 +79,22 @@ def nats(model, rows, batch=32):
     return total, count
 
 
-def measure(model, tok, users, k=4, authors=300):
+def measure(model, tok, users, k=4, authors=300, targets=4):
+    """The gain over each author's records k+1 .. k+targets (those it has), after its own first k
+    records and after another author's."""
+    if targets < 1:
+        raise ValueError("targets must be >= 1")
     ps = pairs(users, k, authors)
     if not ps:
         raise ValueError("fewer than 2 authors with at least %d records" % (k + 1))
-    own = [example(tok, users[u][:k], users[u][k]) for u, _ in ps]
-    other = [example(tok, users[v][:k], users[u][k]) for u, v in ps]
+    scored = [(u, v, target) for u, v in ps for target in users[u][k:k + targets]]
+    own = [example(tok, users[u][:k], target) for u, _, target in scored]
+    other = [example(tok, users[v][:k], target) for _, v, target in scored]
     o, n = nats(model, own)
     x, m = nats(model, other)
     assert n == m
-    return {"authors": len(ps), "k": k, "tokens": n, "ownNatsPerToken": round(o / n, 4),
-            "otherNatsPerToken": round(x / n, 4), "gain": round((x - o) / n, 4)}
+    return {"authors": len(ps), "k": k, "targets": targets, "scored": len(scored), "tokens": n,
+            "ownNatsPerToken": round(o / n, 4), "otherNatsPerToken": round(x / n, 4), "gain": round((x - o) / n, 4)}
 
 
 def main(argv=None):
@@ -97,13 +105,14 @@ def main(argv=None):
     ap.add_argument("--text-field", default="subject")
     ap.add_argument("--authors", type=int, default=300)
     ap.add_argument("--k", type=int, default=4, help="records in the prompt (the spec's teacher.max-records)")
+    ap.add_argument("--targets", type=int, default=4, help="later records scored per author (1: the (k+1)-th only)")
     ap.add_argument("--held-out", action="store_true", help="only the authors train.py holds out")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     a = ap.parse_args(argv)
     from . import bpe, llama, worker
-    if a.k < 1 or a.authors < 2:
-        sys.exit("hotpate_teacher.promptgain: --k must be >= 1 and --authors >= 2")
+    if a.k < 1 or a.authors < 2 or a.targets < 1:
+        sys.exit("hotpate_teacher.promptgain: --k and --targets must be >= 1 and --authors >= 2")
     torch.set_num_threads(a.threads)
     try:
         tok = bpe.Tokenizer(os.path.join(a.model, "tokenizer.json"))
@@ -114,7 +123,7 @@ def main(argv=None):
     if a.held_out:
         users = {u: rs for u, rs in users.items() if held_out(u)}
     try:
-        out = measure(model, tok, users, a.k, a.authors)
+        out = measure(model, tok, users, a.k, a.authors, a.targets)
     except ValueError as e:
         sys.exit("hotpate_teacher.promptgain: %s" % e)
     out["records"] = os.path.basename(a.records)

@@ -61,6 +61,24 @@ class PromptGainTest(unittest.TestCase):
         self.assertAlmostEqual(r["gain"], other - own, places=3)
         self.assertGreater(r["gain"], 1.0)
 
+    def test_later_records_are_scored_after_the_same_first_k(self):
+        # records 5 and 6 of each author are the targets; the prompts stay the first 4 records
+        users = {"a": ["zq"] * 5 + ["zz", "never"], "b": ["jk"] * 5 + ["jj", "never"]}
+        r = promptgain.measure(CopyModel(), CharTokenizer(), users, k=4, authors=10, targets=2)
+        s = len(set(promptgain.example(CharTokenizer(), ["zq"] * 4, "zq")[0][:-4]))
+        own = (3 * (math.log(z(s)) - COPY) + math.log(z(s))) / 4  # either target: every record token seen
+        other_zq = (math.log(z(s)) + math.log(z(s + 1)) + (math.log(z(s + 2)) - COPY) + math.log(z(s + 2))) / 4
+        # "zz": z unseen, then z and the newline seen, end-of-text unseen (one new token only)
+        other_zz = (math.log(z(s)) + 2 * (math.log(z(s + 1)) - COPY) + math.log(z(s + 1))) / 4
+        self.assertEqual((r["authors"], r["targets"], r["scored"], r["tokens"]), (2, 2, 4, 16))
+        self.assertAlmostEqual(r["ownNatsPerToken"], own, places=3)
+        self.assertAlmostEqual(r["otherNatsPerToken"], (other_zq + other_zz) / 2, places=3)
+        one = promptgain.measure(CopyModel(), CharTokenizer(), users, k=4, authors=10, targets=1)
+        self.assertEqual((one["scored"], one["tokens"]), (2, 8))
+        self.assertAlmostEqual(one["otherNatsPerToken"], other_zq, places=3)
+        with self.assertRaises(ValueError):
+            promptgain.measure(CopyModel(), CharTokenizer(), users, k=4, authors=10, targets=0)
+
     def test_authors_are_paired_with_another_author_and_need_k_plus_one_records(self):
         users = {"u%d" % i: ["r"] * (5 if i % 3 else 4) for i in range(30)}
         ps = promptgain.pairs(users, 4, 300)
