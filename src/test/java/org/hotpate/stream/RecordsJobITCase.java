@@ -40,6 +40,10 @@ class RecordsJobITCase {
     }
 
     static JobConfig config(String name, Path file, String mechanism, String extra) {
+        return config(name, file, mechanism, extra, 6);
+    }
+
+    static JobConfig config(String name, Path file, String mechanism, String extra, int sequences) {
         return JobSpec.parse(
                 """
                 name: %s
@@ -50,7 +54,7 @@ class RecordsJobITCase {
                 sampler: {type: coordinated, seed: 7}
                 mechanism: %s
                 budget: {epsilon: 20.0, delta: 1.0e-6}
-                generation: {sequences: 6, concurrency: 6, max-steps: 8, on-fail: resample, max-attempts: 2, stop: ["\\n"]}
+                generation: {sequences: %d, concurrency: 6, max-steps: 8, on-fail: resample, max-attempts: 2, stop: ["\\n"]}
                 kafka:
                   mode: external
                   bootstrap: %s
@@ -65,6 +69,7 @@ class RecordsJobITCase {
                                 name,
                                 file,
                                 mechanism,
+                                sequences,
                                 kafka.bootstrapServers(),
                                 name,
                                 name,
@@ -146,13 +151,15 @@ class RecordsJobITCase {
 
     /**
      * The canary test can fail: when the phrase is written by 200 of the 300 users (many teachers
-     * agree on it), the same job releases it.
+     * agree on it), the same job releases it. In some sequence, not each: whether a sequence's
+     * coordinated draw lands on the phrase after "the" depends on its public seed, so 12 sequences
+     * (with 6 it failed once on 2026-12-02: none of the six took "zebra" after "the").
      */
     @Test
     void thePhraseIsReleasedWhenManyUsersWriteIt() throws Exception {
         Path file =
                 RecordsCorpus.write(DIR.resolve("canary-200.jsonl"), "maintainer", 300, 200, 5, 3);
-        JobConfig cfg = config("recs-many", file, MECHANISM, "");
+        JobConfig cfg = config("recs-many", file, MECHANISM, "", 12);
         try (RunSession run = RunSession.start(cfg, null)) {
             assertThat(run.await(Duration.ofSeconds(180), null)).as("run completes").isTrue();
             run.finish();
